@@ -1,0 +1,48 @@
+# Newcomer entry points: `make demo` runs the monitor on an embedded broker, `make test` runs every check.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+SHARED ?= ../shared
+
+.PHONY: venv demo check-offline test lint typecheck pytest bench system-deps clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+# Prometheus + promtool come from the Debian package; only installed when missing.
+system-deps:
+	@command -v promtool >/dev/null 2>&1 || { \
+	  echo "installing prometheus (Debian package) for promtool and the integration tests"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq prometheus >/dev/null; }
+
+demo: $(STAMP)
+	$(BIN)/ragmon demo
+
+check-offline: $(STAMP)
+	$(BIN)/python $(SHARED)/bench/make_events.py --n 2000 > /tmp/ragmon-mix.jsonl
+	$(BIN)/ragmon check /tmp/ragmon-mix.jsonl -o /tmp/ragmon-verdicts.jsonl
+
+lint: $(STAMP)
+	$(BIN)/ruff check monitor agents tests
+	$(BIN)/ruff format --check monitor agents tests
+
+typecheck: $(STAMP)
+	$(BIN)/mypy monitor agents
+
+pytest: $(STAMP) system-deps
+	$(BIN)/python -m pytest -q
+
+test: lint typecheck pytest
+
+bench: $(STAMP)
+	$(BIN)/ragmon bench
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,41 @@
+"""The one exception hierarchy of ragmon. Skipping an event is control flow, not an error."""
+
+from __future__ import annotations
+
+
+class RagmonError(Exception):
+    """Root of every error ragmon raises on purpose."""
+
+
+class ConfigError(RagmonError):
+    """Invalid configuration (settings, rules file, CLI arguments)."""
+
+
+class InputError(RagmonError):
+    """An input file or stream could not be read."""
+
+
+class BrokerUnavailable(RagmonError):
+    """The Kafka bootstrap servers did not answer."""
+
+    def __init__(self, message: str, *, servers: str) -> None:
+        super().__init__(message)
+        self.servers = servers
+
+
+class JudgeError(RagmonError):
+    """A judge call failed; `reason` is the outcome label it is counted under."""
+
+    def __init__(self, message: str, *, reason: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.retry_after = retry_after
+
+
+class GrafanaError(RagmonError):
+    """A Grafana HTTP API call failed."""
+
+    def __init__(self, message: str, *, status: int | None = None, reason: str = "error") -> None:
+        super().__init__(message)
+        self.status = status
+        self.reason = reason

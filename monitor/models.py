@@ -1,0 +1,205 @@
+"""Plain data passed between the checking stages. Standard library only.
+
+Offsets are 0-based code-point offsets into Python `str`, end exclusive; lines and pages are
+1-based (answer-event.schema.json).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+CitationFormat = Literal["span", "line", "numeric", "json_path", "segment"]
+CitationStatus = Literal["valid", "invalid"]
+ClaimVerdict = Literal["supported", "partially_supported", "not_supported", "unverifiable"]
+ClaimKind = Literal["extractive", "abstractive", "unknown"]
+Confidence = Literal["high", "medium", "low"]
+Tier = Literal["rules", "lexical", "judge"]
+GoldLabel = Literal["supported", "partially_supported", "not_supported"]
+
+# Structural error codes of verdict.schema.json, in one place so tests can enumerate them.
+CITATION_ERRORS: tuple[str, ...] = (
+    "document_not_found",
+    "page_out_of_range",
+    "span_out_of_bounds",
+    "empty_span",
+    "span_too_long",
+    "end_before_start",
+    "line_out_of_range",
+    "index_out_of_range",
+    "path_not_found",
+    "excerpt_mismatch",
+    "value_mismatch",
+    "malformed",
+    "too_many_citations",
+)
+
+# Why an event was rejected before any check ran (the verdict's `error`, the DLQ reason).
+REJECTION_REASONS: tuple[str, ...] = (
+    "empty",
+    "too_large",
+    "invalid_utf8",
+    "invalid_json",
+    "not_an_object",
+    "schema_violation",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    id: str
+    text: str | None = None
+    pages: tuple[str, ...] | None = None
+    title: str | None = None
+    url: str | None = None
+
+    @property
+    def full_text(self) -> str:
+        """The whole document: `text`, else the pages joined by blank lines."""
+        if self.text is not None:
+            return self.text
+        if self.pages is not None:
+            return "\n\n".join(self.pages)
+        return ""
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    text: str
+    citations: tuple[str | int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GoldSpan:
+    doc_id: str
+    start: int
+    end: int
+    page: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerEvent:
+    event_id: str
+    answer: str
+    app: str | None = None
+    timestamp: str | None = None
+    tenant: str | None = None
+    model: str | None = None
+    question: str | None = None
+    segments: tuple[Segment, ...] | None = None
+    documents: tuple[Document, ...] = ()
+    data: dict[str, Any] | None = None
+    gold_answer: str | None = None
+    gold_spans: tuple[GoldSpan, ...] | None = None
+    gold_label: GoldLabel | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def document(self, doc_id: str) -> Document | None:
+        for doc in self.documents:
+            if doc.id == doc_id:
+                return doc
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """An event that could not be decoded or validated. `reason` is one of REJECTION_REASONS."""
+
+    reason: str
+    detail: str
+    event_id: str | None = None
+    app: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """One citation as written. A multi-span or `[1, 2]` bracket yields several Citations
+    sharing `raw`, `start` and `end`; `group` ties adjacent brackets (cross-references) together.
+    """
+
+    index: int
+    raw: str
+    format: CitationFormat
+    start: int  # position of `raw` in the answer (segment citations: of their segment text)
+    end: int
+    group: int = 0
+    doc_ref: str | None = None  # span/line: file as written; segment: id as given
+    page: int | None = None  # span
+    range_start: int | None = None  # span: char offset; line: first line
+    range_end: int | None = None  # span: exclusive end; line: last line (inclusive)
+    number: int | None = None  # numeric and integer segment citations
+    path: str | None = None  # json_path
+    excerpt: str | None = None  # extended span format
+    segment: int | None = None  # index of the segment that carries a segment citation
+    malformed: str | None = None  # why it is malformed, when it is
+
+
+@dataclass(frozen=True, slots=True)
+class CitationResult:
+    citation: Citation
+    status: CitationStatus
+    error: str | None = None
+    doc_id: str | None = None
+    cited_text: str | None = None
+    value: Any = None  # the resolved JSON value of a json_path citation
+
+    @property
+    def valid(self) -> bool:
+        return self.status == "valid"
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    index: int
+    text: str  # as written, citations included
+    start: int
+    end: int
+    citation_indexes: tuple[int, ...] = ()
+    kind: ClaimKind = "unknown"
+
+    @property
+    def cited(self) -> bool:
+        return bool(self.citation_indexes)
+
+
+@dataclass(frozen=True, slots=True)
+class Support:
+    """What a tier concluded about one claim against its evidence."""
+
+    verdict: ClaimVerdict
+    score: float
+    confidence: Confidence
+    tier: Tier
+    reasons: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimResult:
+    claim: Claim
+    support: Support
+
+
+@dataclass(frozen=True, slots=True)
+class Scores:
+    validity_rate: float | None
+    support_rate: float | None
+    coverage: float | None
+    hallucination_rate: float | None
+    citation_density: float | None = None
+    overall: float | None = None
+    overall_parts: tuple[str, ...] = ()
+    span_accuracy: dict[str, float] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    event_id: str
+    app: str | None
+    citations: tuple[CitationResult, ...]
+    claims: tuple[ClaimResult, ...]
+    scores: Scores
+    error: str | None = None
+    error_detail: str | None = None
+    sampled_for_judge: bool = False
+    judge: dict[str, Any] | None = None
+    notes: tuple[str, ...] = ()
