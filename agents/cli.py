@@ -1,0 +1,58 @@
+"""`ragmon`: one entry point, a subcommand per job (`ragmon SUBCOMMAND --help`)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from agents.commands import COMMANDS
+from monitor import __version__
+from monitor.errors import RagmonError
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ragmon",
+        description="Live citation and hallucination monitor for RAG answers on Kafka.",
+    )
+    parser.add_argument("--version", action="version", version=f"ragmon {__version__}")
+    parser.add_argument(
+        "--config", metavar="FILE", help="YAML settings file (also RAGMON_CONFIG_FILE)"
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"agents.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"agents.commands.{name}":
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except RagmonError as exc:
+        print(f"ragmon {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,119 @@
+"""Every Prometheus metric ragmon exports, built once per registry (never the global one)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+OTHER = "other"
+
+_LATENCY_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1.0)
+_LAG_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0)
+_JUDGE_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 60.0)
+
+
+class AppLabels:
+    """Bounds the `app` label: an allow-list, or the first `max_apps` seen; the rest is "other"."""
+
+    def __init__(self, allow: Iterable[str] = (), max_apps: int = 20) -> None:
+        self._fixed = bool(tuple(allow))
+        self._known: set[str] = set(allow)
+        self._max = max_apps
+        self._lock = threading.Lock()
+
+    def __call__(self, app: str | None) -> str:
+        if not app:
+            return OTHER
+        if app in self._known:
+            return app
+        if self._fixed:
+            return OTHER
+        with self._lock:
+            if len(self._known) < self._max:
+                self._known.add(app)
+                return app
+        return OTHER
+
+
+@dataclass(frozen=True)
+class Metrics:
+    registry: CollectorRegistry
+    events: Counter
+    citations: Counter
+    citation_errors: Counter
+    claims: Counter
+    dlq: Counter
+    check_duration: Histogram
+    event_lag: Histogram
+    validity_ratio: Gauge
+    support_ratio: Gauge
+    hallucination_ratio: Gauge
+    coverage_ratio: Gauge
+    window_events: Gauge
+    judge_requests: Counter
+    judge_tokens: Counter
+    judge_cost: Counter
+    judge_queue_depth: Gauge
+    judge_latency: Histogram
+    judge_cache: Counter
+    judge_dropped: Counter
+    judge_agreement_ratio: Gauge
+    cheap_agreement_ratio: Gauge
+    audit_records: Counter
+    alert_firing: Gauge
+    alert_notifications: Counter
+    broker_up: Gauge
+    duplicates: Counter
+
+    def ratio_gauges(self) -> tuple[Gauge, ...]:
+        return (
+            self.validity_ratio,
+            self.support_ratio,
+            self.hallucination_ratio,
+            self.coverage_ratio,
+            self.window_events,
+        )
+
+
+def build_metrics(registry: CollectorRegistry) -> Metrics:
+    def counter(name: str, doc: str, labels: tuple[str, ...] = ()) -> Counter:
+        return Counter(f"ragmon_{name}", doc, labels, registry=registry)
+
+    def gauge(name: str, doc: str, labels: tuple[str, ...] = ()) -> Gauge:
+        return Gauge(f"ragmon_{name}", doc, labels, registry=registry)
+
+    def hist(name: str, doc: str, buckets: tuple[float, ...], labels: tuple[str, ...] = ()) -> Histogram:
+        return Histogram(f"ragmon_{name}", doc, labels, buckets=buckets, registry=registry)
+
+    return Metrics(
+        registry=registry,
+        events=counter("events", "Answer events by outcome (checked, rejected, duplicate).", ("app", "outcome")),
+        citations=counter("citations", "Citations by format and status.", ("app", "format", "status")),
+        citation_errors=counter("citation_errors", "Invalid citations by error code.", ("app", "error")),
+        claims=counter("claims", "Claims by verdict and tier.", ("app", "verdict", "tier")),
+        dlq=counter("dlq", "Records sent to the dead-letter topic, by reason.", ("reason",)),
+        check_duration=hist("check_duration_seconds", "Time of the cheap checks per event.", _LATENCY_BUCKETS),
+        event_lag=hist("event_lag_seconds", "From the event's timestamp to the end of its check.", _LAG_BUCKETS),
+        validity_ratio=gauge("validity_ratio", "Valid citations / citations in the rolling window.", ("app",)),
+        support_ratio=gauge("support_ratio", "Supported / decided cited claims in the rolling window.", ("app",)),
+        hallucination_ratio=gauge("hallucination_ratio", "Claims without support / claims in the rolling window.", ("app",)),
+        coverage_ratio=gauge("coverage_ratio", "Cited claims / claims in the rolling window.", ("app",)),
+        window_events=gauge("window_events", "Events in the rolling window.", ("app",)),
+        judge_requests=counter("judge_requests", "Judge calls by model and outcome.", ("model", "outcome")),
+        judge_tokens=counter("judge_tokens", "Judge tokens by model and direction (in/out).", ("model", "direction")),
+        judge_cost=counter("judge_cost_usd", "Estimated judge cost from the configured price table.", ("model",)),
+        judge_queue_depth=gauge("judge_queue_depth", "Judge work waiting in this worker."),
+        judge_latency=hist("judge_latency_seconds", "Latency of one judge call.", _JUDGE_BUCKETS, ("model",)),
+        judge_cache=counter("judge_cache", "Judge cache lookups by result (hit/miss).", ("result",)),
+        judge_dropped=counter("judge_dropped", "Judge work dropped, by reason (budget, queue_full).", ("reason",)),
+        judge_agreement_ratio=gauge("judge_agreement_ratio", "Judge agreement with canary gold labels.", ("app",)),
+        cheap_agreement_ratio=gauge("cheap_agreement_ratio", "Cheap-tier agreement with canary gold labels.", ("app",)),
+        audit_records=counter("audit_records", "Audit records written, by why they were kept.", ("reason",)),
+        alert_firing=gauge("alert_firing", "1 while an alert rule fires for an app.", ("rule", "app")),
+        alert_notifications=counter("alert_notifications", "Alert notifications by sink and outcome.", ("sink", "outcome")),
+        broker_up=gauge("broker_up", "1 while the Kafka broker answers this worker."),
+        duplicates=counter("duplicate_events", "Redelivered events ignored by the windowed rates.", ("app",)),
+    )

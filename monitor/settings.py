@@ -1,0 +1,229 @@
+"""The one settings object: the only place ragmon reads the environment.
+
+Precedence (highest first): explicit overrides (CLI flags), environment variables `RAGMON_*`
+(plus the conventional `OPENAI_BASE_URL` / `OPENAI_API_KEY`), the YAML file named by
+`RAGMON_CONFIG_FILE` (or `--config`), then the defaults below. Secrets are `SecretStr` so they
+never show up in reprs, logs or error messages.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import AliasChoices, Field, SecretStr
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+
+from monitor.errors import ConfigError
+from monitor.options import CheckOptions
+
+_CONFIG_FILE_ENV = "RAGMON_CONFIG_FILE"
+
+
+class _YamlSource(PydanticBaseSettingsSource):
+    """Reads the optional YAML config file; unknown keys are rejected by the model."""
+
+    def __init__(self, settings_cls: type[BaseSettings], path: str | None) -> None:
+        super().__init__(settings_cls)
+        self._data: dict[str, Any] = {}
+        if path:
+            try:
+                loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+            except OSError as exc:
+                raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from exc
+            except yaml.YAMLError as exc:
+                raise ConfigError(f"config file {path} is not valid YAML: {exc}") from exc
+            if loaded is None:
+                loaded = {}
+            if not isinstance(loaded, dict):
+                raise ConfigError(f"config file {path} must hold a mapping at the top level")
+            self._data = loaded
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return self._data.get(field_name), field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return dict(self._data)
+
+
+class Settings(BaseSettings):
+    """Every field's env var is `RAGMON_<FIELD NAME IN UPPER CASE>` unless noted."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="RAGMON_", frozen=True, extra="forbid", populate_by_name=True
+    )
+
+    # --- Kafka -------------------------------------------------------------------------------
+    #: RAGMON_BOOTSTRAP_SERVERS: comma-separated host:port list (`kafka://` prefix optional).
+    bootstrap_servers: str = "127.0.0.1:9092"
+    #: RAGMON_SECURITY_PROTOCOL: PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL.
+    security_protocol: Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"] = "PLAINTEXT"
+    #: RAGMON_SASL_MECHANISM: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512.
+    sasl_mechanism: Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"] = "PLAIN"
+    #: RAGMON_SASL_USERNAME
+    sasl_username: str | None = None
+    #: RAGMON_SASL_PASSWORD (secret)
+    sasl_password: SecretStr | None = None
+    #: RAGMON_SSL_CAFILE / RAGMON_SSL_CERTFILE / RAGMON_SSL_KEYFILE: PEM files for TLS.
+    ssl_cafile: str | None = None
+    ssl_certfile: str | None = None
+    ssl_keyfile: str | None = None
+    #: RAGMON_APP_ID: Faust app id = Kafka consumer group.
+    app_id: str = "ragmon"
+    #: RAGMON_TOPIC_PREFIX: prefix of every topic name.
+    topic_prefix: str = "ragmon."
+    #: RAGMON_ANSWERS_TOPIC: the input topic (without prefix).
+    answers_topic: str = "answers"
+    #: RAGMON_PARTITIONS: partitions of topics ragmon creates.
+    partitions: int = Field(default=4, ge=1)
+    #: RAGMON_REPLICAS: replication factor of topics ragmon creates.
+    replicas: int = Field(default=1, ge=1)
+    #: RAGMON_BROKER_SESSION_TIMEOUT: seconds; small values suit the embedded broker.
+    broker_session_timeout: float = 60.0
+    #: RAGMON_BROKER_HEARTBEAT_INTERVAL: seconds.
+    broker_heartbeat_interval: float = 3.0
+    #: RAGMON_BROKER_REBALANCE_TIMEOUT: seconds.
+    broker_rebalance_timeout: float = 60.0
+    #: RAGMON_DATA_DIR: Faust table/state directory.
+    data_dir: str = "/tmp/ragmon-data"
+
+    # --- worker ------------------------------------------------------------------------------
+    #: RAGMON_METRICS_HOST: address the /metrics endpoint binds to.
+    metrics_host: str = "127.0.0.1"
+    #: RAGMON_METRICS_PORT: port of the worker's web server (/metrics).
+    metrics_port: int = Field(default=6066, ge=0, le=65535)
+    #: RAGMON_CONCURRENCY: parallel instances of the check agent per partition set.
+    concurrency: int = Field(default=1, ge=1)
+    #: RAGMON_APPS: comma-separated allow-list of app label values; others become "other".
+    apps: str = ""
+    #: RAGMON_MAX_APPS: with an empty allow-list, the first N apps seen are admitted.
+    max_apps: int = Field(default=20, ge=1)
+    #: RAGMON_WINDOW_SECONDS: size of the rolling window of the ratio gauges.
+    window_seconds: float = Field(default=300.0, gt=0)
+    #: RAGMON_WINDOW_STEP_SECONDS: hop of the rolling window.
+    window_step_seconds: float = Field(default=60.0, gt=0)
+    #: RAGMON_DEDUP_HORIZON_SECONDS: how long a seen event_id suppresses redeliveries.
+    dedup_horizon_seconds: float = Field(default=3600.0, ge=0)
+    #: RAGMON_LOG_LEVEL
+    log_level: str = "INFO"
+    #: RAGMON_LOG_FORMAT: auto (JSON unless a terminal), json or console.
+    log_format: Literal["auto", "json", "console"] = "auto"
+
+    # --- checks (CheckOptions) ---------------------------------------------------------------
+    #: RAGMON_MAX_EVENT_BYTES: larger events are rejected as too_large.
+    max_event_bytes: int = Field(default=2_000_000, ge=1)
+    #: RAGMON_MAX_CITATIONS: citations per answer beyond this are capped.
+    max_citations: int = Field(default=1_000, ge=1)
+    #: RAGMON_MAX_SPAN_CHARS: longer spans are span_too_long.
+    max_span_chars: int = Field(default=10_000, ge=1)
+    #: RAGMON_CHECK_VALUES: check JSON-path values against the answer text.
+    check_values: bool = True
+    #: RAGMON_VALUE_WINDOW_CHARS
+    value_window_chars: int = Field(default=200, ge=1)
+    #: RAGMON_NUMERIC_REL_TOLERANCE
+    numeric_rel_tolerance: float = Field(default=0.01, ge=0)
+
+    # --- audit -------------------------------------------------------------------------------
+    #: RAGMON_AUDIT_SAMPLE_RATE: share of healthy answers written to the audit trail.
+    audit_sample_rate: float = Field(default=0.01, ge=0, le=1)
+    #: RAGMON_AUDIT_LOG: file for audit JSON lines ("-" = stdout, empty = off).
+    audit_log: str = ""
+    #: RAGMON_REDACT: comma-separated regexes (or "email", "phone") redacted in audit texts.
+    redact: str = ""
+
+    # --- judge -------------------------------------------------------------------------------
+    #: RAGMON_JUDGE_ENABLED
+    judge_enabled: bool = False
+    #: OPENAI_BASE_URL or RAGMON_OPENAI_BASE_URL
+    openai_base_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("openai_base_url", "OPENAI_BASE_URL")
+    )
+    #: OPENAI_API_KEY or RAGMON_OPENAI_API_KEY (secret)
+    openai_api_key: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("openai_api_key", "OPENAI_API_KEY")
+    )
+    #: RAGMON_JUDGE_MODEL
+    judge_model: str = "gpt-4o-mini"
+    #: RAGMON_ESCALATION_MODEL
+    escalation_model: str = "gpt-4o"
+    #: RAGMON_JUDGE_SAMPLE_RATE: base share of answers sent to the judge.
+    judge_sample_rate: float = Field(default=0.05, ge=0, le=1)
+    #: RAGMON_JUDGE_OVERSAMPLE_RATE: share of answers with unverifiable/failing claims sent.
+    judge_oversample_rate: float = Field(default=0.5, ge=0, le=1)
+    #: RAGMON_JUDGE_CALLS_PER_MINUTE: hard budget.
+    judge_calls_per_minute: int = Field(default=60, ge=0)
+    #: RAGMON_JUDGE_TOKENS_PER_HOUR: hard budget.
+    judge_tokens_per_hour: int = Field(default=200_000, ge=0)
+    #: RAGMON_JUDGE_CONCURRENCY: parallel LLM calls per worker.
+    judge_concurrency: int = Field(default=4, ge=1)
+    #: RAGMON_JUDGE_QUEUE_SIZE: bound of the in-worker judge queue.
+    judge_queue_size: int = Field(default=100, ge=1)
+    #: RAGMON_JUDGE_TIMEOUT_SECONDS
+    judge_timeout_seconds: float = Field(default=20.0, gt=0)
+
+    # --- Grafana / alerts --------------------------------------------------------------------
+    #: RAGMON_GRAFANA_URL: e.g. http://127.0.0.1:3000 (empty: alerts go to the log).
+    grafana_url: str | None = None
+    #: RAGMON_GRAFANA_TOKEN (secret): service-account token.
+    grafana_token: SecretStr | None = None
+    #: RAGMON_GRAFANA_ORG_ID
+    grafana_org_id: int = 1
+    #: RAGMON_GRAFANA_FOLDER: folder title for dashboards and alert rules.
+    grafana_folder: str = "ragmon"
+    #: RAGMON_RULES_FILE: YAML alert rules; empty = built-in defaults.
+    rules_file: str | None = None
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        path = os.environ.get(_CONFIG_FILE_ENV) or _pending_config_file
+        return (init_settings, env_settings, _YamlSource(settings_cls, path))
+
+    @property
+    def app_allowlist(self) -> tuple[str, ...]:
+        return tuple(a.strip() for a in self.apps.split(",") if a.strip())
+
+    def topic(self, name: str) -> str:
+        return f"{self.topic_prefix}{name}"
+
+    def check_options(self) -> CheckOptions:
+        return CheckOptions(
+            max_event_bytes=self.max_event_bytes,
+            max_citations=self.max_citations,
+            max_span_chars=self.max_span_chars,
+            check_values=self.check_values,
+            value_window_chars=self.value_window_chars,
+            numeric_rel_tolerance=self.numeric_rel_tolerance,
+        )
+
+
+_pending_config_file: str | None = None
+
+
+def load_settings(config_file: str | None = None, **overrides: Any) -> Settings:
+    """Build the settings; raises ConfigError with a readable message on bad values."""
+    from pydantic import ValidationError
+
+    global _pending_config_file
+    _pending_config_file = config_file
+    try:
+        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+        )
+        raise ConfigError(f"invalid configuration: {problems}") from None
+    finally:
+        _pending_config_file = None
