@@ -1,0 +1,236 @@
+"""Record value → AnswerEvent, or a Rejection with a reason code. Never raises on input.
+
+The validation is hand-written against answer-event.schema.json (v1) so the hot path needs no
+schema engine; tests check it agrees with a real JSON-Schema validator.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime
+from typing import Any
+
+from monitor.models import AnswerEvent, Document, GoldSpan, Rejection, Segment
+from monitor.options import CheckOptions
+
+_APP_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+_GOLD_LABELS = ("supported", "partially_supported", "not_supported")
+
+
+class _Invalid(Exception):
+    """Internal: carries a schema-violation message up to decode_event."""
+
+
+def _reject_constant(name: str) -> Any:
+    # NaN/Infinity are not JSON; Python accepts them by default.
+    raise ValueError(f"non-standard JSON constant {name}")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            # Two values for one key: which one the producer meant is unknowable.
+            raise ValueError(f"duplicate key {key!r}")
+        out[key] = value
+    return out
+
+
+def _str(obj: dict[str, Any], key: str, where: str, *, max_len: int | None = None) -> str | None:
+    value = obj.get(key)
+    if value is None and key not in obj:
+        return None
+    if not isinstance(value, str):
+        raise _Invalid(f"{where}{key} must be a string")
+    if max_len is not None and len(value) > max_len:
+        raise _Invalid(f"{where}{key} is longer than {max_len} characters")
+    return value
+
+
+def _int(value: Any, where: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _Invalid(f"{where} must be an integer")
+    if value < minimum:
+        raise _Invalid(f"{where} must be >= {minimum}")
+    return value
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise _Invalid(f"{where} must be an array")
+    return value
+
+
+def _obj(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _Invalid(f"{where} must be an object")
+    return value
+
+
+def _timestamp(value: str) -> str:
+    text = value.strip()
+    if "T" not in text.upper() or len(text) < 20:
+        raise _Invalid("timestamp must be an RFC 3339 date-time")
+    try:
+        parsed = datetime.fromisoformat(text.replace("z", "Z").replace("Z", "+00:00"))
+    except ValueError:
+        raise _Invalid("timestamp must be an RFC 3339 date-time") from None
+    if parsed.tzinfo is None:
+        raise _Invalid("timestamp must carry a time zone offset")
+    return value
+
+
+def _documents(raw: Any) -> tuple[Document, ...]:
+    docs = []
+    for i, item in enumerate(_list(raw, "documents")):
+        where = f"documents[{i}]."
+        doc = _obj(item, f"documents[{i}]")
+        doc_id = doc.get("id")
+        if not isinstance(doc_id, str) or not doc_id:
+            raise _Invalid(f"{where}id must be a non-empty string")
+        pages = None
+        if "pages" in doc:
+            page_list = _list(doc["pages"], f"{where}pages")
+            if not all(isinstance(p, str) for p in page_list):
+                raise _Invalid(f"{where}pages must hold strings")
+            pages = tuple(page_list)
+        docs.append(
+            Document(
+                id=doc_id,
+                text=_str(doc, "text", where),
+                pages=pages,
+                title=_str(doc, "title", where),
+                url=_str(doc, "url", where),
+            )
+        )
+    return tuple(docs)
+
+
+def _segments(raw: Any) -> tuple[Segment, ...]:
+    segments = []
+    for i, item in enumerate(_list(raw, "segments")):
+        where = f"segments[{i}]."
+        seg = _obj(item, f"segments[{i}]")
+        text = seg.get("text")
+        if not isinstance(text, str):
+            raise _Invalid(f"{where}text must be a string")
+        cites: list[str | int] = []
+        if "citations" in seg:
+            for c in _list(seg["citations"], f"{where}citations"):
+                if isinstance(c, bool) or not isinstance(c, str | int):
+                    raise _Invalid(f"{where}citations must hold strings or integers")
+                cites.append(c)
+        segments.append(Segment(text=text, citations=tuple(cites)))
+    return tuple(segments)
+
+
+def _gold(raw: Any) -> tuple[str | None, tuple[GoldSpan, ...] | None, Any]:
+    gold = _obj(raw, "gold")
+    answer = _str(gold, "answer", "gold.")
+    spans = None
+    if "citation_spans" in gold:
+        spans_list = []
+        for i, item in enumerate(_list(gold["citation_spans"], "gold.citation_spans")):
+            where = f"gold.citation_spans[{i}]"
+            span = _obj(item, where)
+            doc_id = span.get("doc_id")
+            if not isinstance(doc_id, str):
+                raise _Invalid(f"{where}.doc_id must be a string")
+            for key in ("start", "end"):
+                if key not in span:
+                    raise _Invalid(f"{where}.{key} is required")
+            page = _int(span["page"], f"{where}.page", 1) if "page" in span else None
+            spans_list.append(
+                GoldSpan(
+                    doc_id=doc_id,
+                    start=_int(span["start"], f"{where}.start", 0),
+                    end=_int(span["end"], f"{where}.end", 0),
+                    page=page,
+                )
+            )
+        spans = tuple(spans_list)
+    label = gold.get("label")
+    if "label" in gold and label not in _GOLD_LABELS:
+        raise _Invalid("gold.label must be supported, partially_supported or not_supported")
+    return answer, spans, label
+
+
+def _build(obj: dict[str, Any]) -> AnswerEvent:
+    if "schema_version" in obj and obj["schema_version"] != "1":
+        raise _Invalid("schema_version must be \"1\"")
+    event_id = obj.get("event_id")
+    if not isinstance(event_id, str) or not 1 <= len(event_id) <= 200:
+        raise _Invalid("event_id must be a string of 1 to 200 characters")
+    answer = obj.get("answer")
+    if not isinstance(answer, str):
+        raise _Invalid("answer must be a string")
+    app = _str(obj, "app", "")
+    if app is not None and not _APP_RE.fullmatch(app):
+        raise _Invalid("app must match ^[A-Za-z0-9_.-]{1,64}$")
+    timestamp = _str(obj, "timestamp", "")
+    if timestamp is not None:
+        _timestamp(timestamp)
+    question = obj.get("question")
+    if question is not None and not isinstance(question, str):
+        raise _Invalid("question must be a string or null")
+    data = _obj(obj["data"], "data") if "data" in obj else None
+    metadata = _obj(obj["metadata"], "metadata") if "metadata" in obj else {}
+    gold_answer, gold_spans, gold_label = _gold(obj["gold"]) if "gold" in obj else (None, None, None)
+    return AnswerEvent(
+        event_id=event_id,
+        answer=answer,
+        app=app,
+        timestamp=timestamp,
+        tenant=_str(obj, "tenant", "", max_len=200),
+        model=_str(obj, "model", "", max_len=200),
+        question=question,
+        segments=_segments(obj["segments"]) if "segments" in obj else None,
+        documents=_documents(obj["documents"]) if "documents" in obj else (),
+        data=data,
+        gold_answer=gold_answer,
+        gold_spans=gold_spans,
+        gold_label=gold_label,
+        metadata=metadata,
+    )
+
+
+def event_from_obj(obj: Any) -> AnswerEvent | Rejection:
+    """Validate an already-parsed JSON value."""
+    if not isinstance(obj, dict):
+        return Rejection("not_an_object", f"expected a JSON object, got {type(obj).__name__}")
+    ident = obj.get("event_id") if isinstance(obj.get("event_id"), str) else None
+    app = obj.get("app") if isinstance(obj.get("app"), str) else None
+    try:
+        return _build(obj)
+    except _Invalid as exc:
+        return Rejection("schema_violation", str(exc), event_id=ident, app=app)
+    except RecursionError:
+        return Rejection("schema_violation", "structure nested too deeply", ident, app)
+
+
+def decode_event(raw: bytes | str, options: CheckOptions) -> AnswerEvent | Rejection:
+    """Decode one record value (UTF-8 JSON object) into an AnswerEvent."""
+    size = len(raw.encode("utf-8", "surrogatepass")) if isinstance(raw, str) else len(raw)
+    if size == 0:
+        return Rejection("empty", "empty record value")
+    if size > options.max_event_bytes:
+        return Rejection("too_large", f"{size} bytes exceeds the limit of {options.max_event_bytes}")
+    if isinstance(raw, bytes):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return Rejection("invalid_utf8", f"invalid UTF-8 at byte {exc.start}: {exc.reason}")
+    else:
+        text = raw
+    if not text.strip():
+        return Rejection("empty", "record value is only whitespace")
+    try:
+        obj = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        return Rejection("invalid_json", f"{exc.msg} at line {exc.lineno} column {exc.colno}")
+    except ValueError as exc:
+        return Rejection("invalid_json", str(exc))
+    except RecursionError:
+        return Rejection("invalid_json", "JSON nested too deeply")
+    return event_from_obj(obj)
