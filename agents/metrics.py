@@ -60,6 +60,7 @@ class Metrics:
     judge_latency: Histogram
     judge_cache: Counter
     judge_dropped: Counter
+    judge_retries: Counter
     judge_agreement_ratio: Gauge
     cheap_agreement_ratio: Gauge
     audit_records: Counter
@@ -109,6 +110,7 @@ def build_metrics(registry: CollectorRegistry) -> Metrics:
         judge_latency=hist("judge_latency_seconds", "Latency of one judge call.", _JUDGE_BUCKETS, ("model",)),
         judge_cache=counter("judge_cache", "Judge cache lookups by result (hit/miss).", ("result",)),
         judge_dropped=counter("judge_dropped", "Judge work dropped, by reason (budget, queue_full).", ("reason",)),
+        judge_retries=counter("judge_retries", "Judge call attempts retried, by reason.", ("model", "reason")),
         judge_agreement_ratio=gauge("judge_agreement_ratio", "Judge agreement with canary gold labels.", ("app",)),
         cheap_agreement_ratio=gauge("cheap_agreement_ratio", "Cheap-tier agreement with canary gold labels.", ("app",)),
         audit_records=counter("audit_records", "Audit records written, by why they were kept.", ("reason",)),

@@ -166,6 +166,30 @@ class Settings(BaseSettings):
     judge_queue_size: int = Field(default=100, ge=1)
     #: RAGMON_JUDGE_TIMEOUT_SECONDS
     judge_timeout_seconds: float = Field(default=20.0, gt=0)
+    #: RAGMON_JUDGE_BATCH_SIZE: claim/evidence pairs per judge call (seed 001 §5.3: 5).
+    judge_batch_size: int = Field(default=5, ge=1, le=20)
+    #: RAGMON_JUDGE_CONFIDENCE_THRESHOLD: verdicts below (low=0.4, medium=0.7, high=0.9) escalate.
+    judge_confidence_threshold: float = Field(default=0.7, ge=0, le=1)
+    #: RAGMON_JUDGE_MAX_RETRIES: retries of a call answered 429 or 5xx.
+    judge_max_retries: int = Field(default=3, ge=0, le=10)
+    #: RAGMON_JUDGE_BACKOFF_SECONDS / RAGMON_JUDGE_BACKOFF_MAX_SECONDS: exponential backoff.
+    judge_backoff_seconds: float = Field(default=0.5, ge=0)
+    judge_backoff_max_seconds: float = Field(default=30.0, ge=0)
+    #: RAGMON_JUDGE_DOWN_COOLDOWN_SECONDS: after a refused connection, calls fail fast this long.
+    judge_down_cooldown_seconds: float = Field(default=30.0, ge=0)
+    #: RAGMON_JUDGE_CACHE_SIZE / RAGMON_JUDGE_CACHE_TTL_SECONDS
+    judge_cache_size: int = Field(default=10_000, ge=0)
+    judge_cache_ttl_seconds: float = Field(default=86_400.0, gt=0)
+    #: RAGMON_JUDGE_RESPONSE_FORMAT: json_schema (OpenAI, vLLM, Ollama, LM Studio), json_object, none.
+    judge_response_format: Literal["json_schema", "json_object", "none"] = "json_schema"
+    #: RAGMON_JUDGE_MAX_EVIDENCE_CHARS: evidence per claim sent to the judge.
+    judge_max_evidence_chars: int = Field(default=6_000, ge=200)
+    #: RAGMON_JUDGE_MAX_OUTPUT_TOKENS
+    judge_max_output_tokens: int = Field(default=1_500, ge=64)
+    #: RAGMON_JUDGE_PRICES: JSON {"model": [usd per 1M input tokens, usd per 1M output tokens]}.
+    judge_prices: dict[str, tuple[float, float]] = Field(
+        default_factory=lambda: {"gpt-4o-mini": (0.15, 0.60), "gpt-4o": (2.50, 10.00)}
+    )
 
     # --- Grafana / alerts --------------------------------------------------------------------
     #: RAGMON_GRAFANA_URL: e.g. http://127.0.0.1:3000 (empty: alerts go to the log).
