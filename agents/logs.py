@@ -33,4 +33,8 @@ def configure_logging(level: str = "INFO", fmt: str = "auto", stream: Any = None
         cache_logger_on_first_use=False,
     )
     # Faust, aiokafka and mode log through the standard library; keep them quieter than ours.
-    logging.basicConfig(level=max(numeric, logging.WARNING), stream=stream, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=max(numeric, logging.WARNING),
+        stream=stream,
+        format="%(levelname)s %(name)s: %(message)s",
+    )

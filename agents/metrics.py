@@ -86,36 +86,84 @@ def build_metrics(registry: CollectorRegistry) -> Metrics:
     def gauge(name: str, doc: str, labels: tuple[str, ...] = ()) -> Gauge:
         return Gauge(f"ragmon_{name}", doc, labels, registry=registry)
 
-    def hist(name: str, doc: str, buckets: tuple[float, ...], labels: tuple[str, ...] = ()) -> Histogram:
+    def hist(
+        name: str, doc: str, buckets: tuple[float, ...], labels: tuple[str, ...] = ()
+    ) -> Histogram:
         return Histogram(f"ragmon_{name}", doc, labels, buckets=buckets, registry=registry)
 
     return Metrics(
         registry=registry,
-        events=counter("events", "Answer events by outcome (checked, rejected, duplicate).", ("app", "outcome")),
-        citations=counter("citations", "Citations by format and status.", ("app", "format", "status")),
-        citation_errors=counter("citation_errors", "Invalid citations by error code.", ("app", "error")),
+        events=counter(
+            "events", "Answer events by outcome (checked, rejected, duplicate).", ("app", "outcome")
+        ),
+        citations=counter(
+            "citations", "Citations by format and status.", ("app", "format", "status")
+        ),
+        citation_errors=counter(
+            "citation_errors", "Invalid citations by error code.", ("app", "error")
+        ),
         claims=counter("claims", "Claims by verdict and tier.", ("app", "verdict", "tier")),
         dlq=counter("dlq", "Records sent to the dead-letter topic, by reason.", ("reason",)),
-        check_duration=hist("check_duration_seconds", "Time of the cheap checks per event.", _LATENCY_BUCKETS),
-        event_lag=hist("event_lag_seconds", "From the event's timestamp to the end of its check.", _LAG_BUCKETS),
-        validity_ratio=gauge("validity_ratio", "Valid citations / citations in the rolling window.", ("app",)),
-        support_ratio=gauge("support_ratio", "Supported / decided cited claims in the rolling window.", ("app",)),
-        hallucination_ratio=gauge("hallucination_ratio", "Claims without support / claims in the rolling window.", ("app",)),
-        coverage_ratio=gauge("coverage_ratio", "Cited claims / claims in the rolling window.", ("app",)),
+        check_duration=hist(
+            "check_duration_seconds", "Time of the cheap checks per event.", _LATENCY_BUCKETS
+        ),
+        event_lag=hist(
+            "event_lag_seconds", "From the event's timestamp to the end of its check.", _LAG_BUCKETS
+        ),
+        validity_ratio=gauge(
+            "validity_ratio", "Valid citations / citations in the rolling window.", ("app",)
+        ),
+        support_ratio=gauge(
+            "support_ratio", "Supported / decided cited claims in the rolling window.", ("app",)
+        ),
+        hallucination_ratio=gauge(
+            "hallucination_ratio",
+            "Claims without support / claims in the rolling window.",
+            ("app",),
+        ),
+        coverage_ratio=gauge(
+            "coverage_ratio", "Cited claims / claims in the rolling window.", ("app",)
+        ),
         window_events=gauge("window_events", "Events in the rolling window.", ("app",)),
-        judge_requests=counter("judge_requests", "Judge calls by model and outcome.", ("model", "outcome")),
-        judge_tokens=counter("judge_tokens", "Judge tokens by model and direction (in/out).", ("model", "direction")),
-        judge_cost=counter("judge_cost_usd", "Estimated judge cost from the configured price table.", ("model",)),
+        judge_requests=counter(
+            "judge_requests", "Judge calls by model and outcome.", ("model", "outcome")
+        ),
+        judge_tokens=counter(
+            "judge_tokens", "Judge tokens by model and direction (in/out).", ("model", "direction")
+        ),
+        judge_cost=counter(
+            "judge_cost_usd", "Estimated judge cost from the configured price table.", ("model",)
+        ),
         judge_queue_depth=gauge("judge_queue_depth", "Judge work waiting in this worker."),
-        judge_latency=hist("judge_latency_seconds", "Latency of one judge call.", _JUDGE_BUCKETS, ("model",)),
-        judge_cache=counter("judge_cache", "Judge cache lookups by result (hit/miss).", ("result",)),
-        judge_dropped=counter("judge_dropped", "Judge work dropped, by reason (budget, queue_full).", ("reason",)),
-        judge_retries=counter("judge_retries", "Judge call attempts retried, by reason.", ("model", "reason")),
-        judge_agreement_ratio=gauge("judge_agreement_ratio", "Judge agreement with canary gold labels.", ("app",)),
-        cheap_agreement_ratio=gauge("cheap_agreement_ratio", "Cheap-tier agreement with canary gold labels.", ("app",)),
-        audit_records=counter("audit_records", "Audit records written, by why they were kept.", ("reason",)),
-        alert_firing=gauge("alert_firing", "1 while an alert rule fires for an app.", ("rule", "app")),
-        alert_notifications=counter("alert_notifications", "Alert notifications by sink and outcome.", ("sink", "outcome")),
+        judge_latency=hist(
+            "judge_latency_seconds", "Latency of one judge call.", _JUDGE_BUCKETS, ("model",)
+        ),
+        judge_cache=counter(
+            "judge_cache", "Judge cache lookups by result (hit/miss).", ("result",)
+        ),
+        judge_dropped=counter(
+            "judge_dropped", "Judge work dropped, by reason (budget, queue_full).", ("reason",)
+        ),
+        judge_retries=counter(
+            "judge_retries", "Judge call attempts retried, by reason.", ("model", "reason")
+        ),
+        judge_agreement_ratio=gauge(
+            "judge_agreement_ratio", "Judge agreement with canary gold labels.", ("app",)
+        ),
+        cheap_agreement_ratio=gauge(
+            "cheap_agreement_ratio", "Cheap-tier agreement with canary gold labels.", ("app",)
+        ),
+        audit_records=counter(
+            "audit_records", "Audit records written, by why they were kept.", ("reason",)
+        ),
+        alert_firing=gauge(
+            "alert_firing", "1 while an alert rule fires for an app.", ("rule", "app")
+        ),
+        alert_notifications=counter(
+            "alert_notifications", "Alert notifications by sink and outcome.", ("sink", "outcome")
+        ),
         broker_up=gauge("broker_up", "1 while the Kafka broker answers this worker."),
-        duplicates=counter("duplicate_events", "Redelivered events ignored by the windowed rates.", ("app",)),
+        duplicates=counter(
+            "duplicate_events", "Redelivered events ignored by the windowed rates.", ("app",)
+        ),
     )

@@ -12,7 +12,9 @@ from monitor.quotes import check_quotes
 from monitor.scoring import answer_scores
 from monitor.support import assess_claim
 
-_EMPTY_SCORES = Scores(validity_rate=None, support_rate=None, coverage=None, hallucination_rate=None)
+_EMPTY_SCORES = Scores(
+    validity_rate=None, support_rate=None, coverage=None, hallucination_rate=None
+)
 
 
 def rejected_verdict(rejection: Rejection) -> Verdict:

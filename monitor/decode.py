@@ -158,7 +158,7 @@ def _gold(raw: Any) -> tuple[str | None, tuple[GoldSpan, ...] | None, Any]:
 
 def _build(obj: dict[str, Any]) -> AnswerEvent:
     if "schema_version" in obj and obj["schema_version"] != "1":
-        raise _Invalid("schema_version must be \"1\"")
+        raise _Invalid('schema_version must be "1"')
     event_id = obj.get("event_id")
     if not isinstance(event_id, str) or not 1 <= len(event_id) <= 200:
         raise _Invalid("event_id must be a string of 1 to 200 characters")
@@ -176,7 +176,9 @@ def _build(obj: dict[str, Any]) -> AnswerEvent:
         raise _Invalid("question must be a string or null")
     data = _obj(obj["data"], "data") if "data" in obj else None
     metadata = _obj(obj["metadata"], "metadata") if "metadata" in obj else {}
-    gold_answer, gold_spans, gold_label = _gold(obj["gold"]) if "gold" in obj else (None, None, None)
+    gold_answer, gold_spans, gold_label = (
+        _gold(obj["gold"]) if "gold" in obj else (None, None, None)
+    )
     return AnswerEvent(
         event_id=event_id,
         answer=answer,
@@ -215,7 +217,9 @@ def decode_event(raw: bytes | str, options: CheckOptions) -> AnswerEvent | Rejec
     if size == 0:
         return Rejection("empty", "empty record value")
     if size > options.max_event_bytes:
-        return Rejection("too_large", f"{size} bytes exceeds the limit of {options.max_event_bytes}")
+        return Rejection(
+            "too_large", f"{size} bytes exceeds the limit of {options.max_event_bytes}"
+        )
     if isinstance(raw, bytes):
         try:
             text = raw.decode("utf-8")

@@ -1,0 +1,114 @@
+"""`ragmon check FILE|- [-o OUT]`: the cheap checks offline, JSONL in, verdict JSONL out."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from typing import IO, Any
+
+from monitor.check import check_bytes
+from monitor.errors import InputError
+from monitor.models import Rejection, Verdict
+from monitor.settings import load_settings
+from monitor.verdict_io import dumps_line, rejection_to_dict, verdict_to_dict
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "check",
+        help="check answer events offline (JSONL in, verdict JSONL out)",
+        description="Run the cheap checks on answer events from a JSONL file (or - for stdin) "
+        "and write one verdict per input line, in order; rejected lines get a verdict with "
+        "`error`. A summary goes to stderr.",
+    )
+    p.add_argument("input", metavar="FILE", help="JSONL answer events, or - for stdin")
+    p.add_argument("-o", "--output", metavar="OUT", help="verdict JSONL (default: stdout)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary")
+    p.set_defaults(func=run)
+
+
+def _lines(stream: IO[bytes]) -> Iterator[bytes]:
+    for line in stream:
+        yield line.rstrip(b"\r\n")
+
+
+class Summary:
+    def __init__(self) -> None:
+        self.events = 0
+        self.rejected: Counter[str] = Counter()
+        self.citations: Counter[str] = Counter()
+        self.errors: Counter[str] = Counter()
+        self.claims: Counter[str] = Counter()
+
+    def add(self, outcome: Verdict | Rejection) -> None:
+        self.events += 1
+        if isinstance(outcome, Rejection):
+            self.rejected[outcome.reason] += 1
+            return
+        for c in outcome.citations:
+            self.citations[c.status] += 1
+            if c.error:
+                self.errors[c.error] += 1
+        for cl in outcome.claims:
+            self.claims[cl.support.verdict] += 1
+
+    def render(self, seconds: float) -> str:
+        def fmt(counter: Counter[str]) -> str:
+            return ", ".join(f"{k}={v}" for k, v in sorted(counter.items())) or "none"
+
+        rate = self.events / seconds if seconds > 0 else float("inf")
+        return "\n".join(
+            [
+                f"events:    {self.events} ({sum(self.rejected.values())} rejected: {fmt(self.rejected)})",
+                f"citations: {sum(self.citations.values())} ({fmt(self.citations)})",
+                f"errors:    {fmt(self.errors)}",
+                f"claims:    {sum(self.claims.values())} ({fmt(self.claims)})",
+                f"time:      {seconds:.2f} s, {rate:,.0f} events/s",
+            ]
+        )
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = load_settings(getattr(args, "config", None))
+    options = settings.check_options()
+    try:
+        source: IO[bytes] = sys.stdin.buffer if args.input == "-" else open(args.input, "rb")  # noqa: SIM115
+    except OSError as exc:
+        raise InputError(f"cannot read {args.input}: {exc.strerror}") from None
+    try:
+        sink: IO[str] = (
+            open(args.output, "w", encoding="utf-8") if args.output else sys.stdout  # noqa: SIM115
+        )
+    except OSError as exc:
+        source.close()
+        raise InputError(f"cannot write {args.output}: {exc.strerror}") from None
+    progress = not args.quiet and args.input != "-" and sys.stderr.isatty()
+    summary = Summary()
+    started = time.perf_counter()
+    try:
+        for line in _lines(source):
+            outcome = check_bytes(line, options)
+            summary.add(outcome)
+            record = (
+                rejection_to_dict(outcome)
+                if isinstance(outcome, Rejection)
+                else verdict_to_dict(outcome, options.cited_text_max_chars)
+            )
+            sink.write(dumps_line(record) + "\n")
+            if progress and summary.events % 500 == 0:
+                print(f"\r{summary.events} events checked", end="", file=sys.stderr, flush=True)
+    finally:
+        if source is not sys.stdin.buffer:
+            source.close()
+        if sink is not sys.stdout:
+            sink.close()
+        else:
+            sink.flush()
+    if progress:
+        print("\r", end="", file=sys.stderr)
+    if not args.quiet:
+        print(summary.render(time.perf_counter() - started), file=sys.stderr)
+    return 0
