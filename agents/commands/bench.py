@@ -1,0 +1,161 @@
+"""`ragmon bench`: performance figures on the standard mix, printed and written as JSON.
+
+Sections are independent so the cheap ones run without a broker. Each figure is the median of
+several runs measured in this one process, side by side where a ratio is reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from monitor.check import check_bytes
+from monitor.errors import InputError
+from monitor.options import CheckOptions
+
+Section = Callable[[argparse.Namespace, list[bytes]], dict[str, Any]]
+# Modules defining `SECTIONS: dict[str, Section]` (name -> function(args, events) -> figures);
+# a module that does not exist is skipped.
+SECTION_MODULES = ("agents.bench_e2e", "agents.bench_judge")
+
+
+def sections() -> dict[str, Section]:
+    found: dict[str, Section] = {}
+    for name in SECTION_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:
+                continue
+            raise
+        found.update(module.SECTIONS)
+    return found
+
+
+DEFAULT_GENERATOR = (
+    Path(__file__).resolve().parents[2].parent / "shared" / "bench" / "make_events.py"
+)
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "bench",
+        help="throughput and latency figures on the standard mix",
+        description="Measure ragmon on the standard mix (shared/bench/make_events.py). "
+        "Sections: core (pure checks, no broker) and adversarial always run; the others "
+        "need the embedded broker and run when asked for with --section.",
+    )
+    p.add_argument("--events", metavar="FILE", help="JSONL events (default: generate the mix)")
+    p.add_argument("--n", type=int, default=10_000, help="events to generate (default 10000)")
+    p.add_argument("--runs", type=int, default=5, help="repetitions for medians (default 5)")
+    p.add_argument("--generator", default=str(DEFAULT_GENERATOR), help="make_events.py path")
+    p.add_argument(
+        "--section",
+        action="append",
+        default=[],
+        help="extra section to run (repeatable); 'all' runs every registered one",
+    )
+    p.add_argument("-o", "--output", default="bench-results.json", help="JSON results file")
+    p.set_defaults(func=run)
+
+
+def load_events(args: argparse.Namespace) -> list[bytes]:
+    if args.events:
+        try:
+            return [ln for ln in Path(args.events).read_bytes().splitlines() if ln.strip()]
+        except OSError as exc:
+            raise InputError(f"cannot read {args.events}: {exc.strerror}") from None
+    generator = Path(args.generator)
+    if not generator.exists():
+        raise InputError(f"standard-mix generator not found at {generator}; pass --events FILE")
+    out = subprocess.run(
+        [sys.executable, str(generator), "--n", str(args.n)],
+        check=True,
+        capture_output=True,
+    ).stdout
+    return out.splitlines()
+
+
+def core_throughput(events: list[bytes], runs: int, options: CheckOptions) -> dict[str, Any]:
+    """Pure checking core, single process: per-run events/s, median µs/event."""
+    rates: list[float] = []
+    per_event_us: list[float] = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        for raw in events:
+            t0 = time.perf_counter()
+            check_bytes(raw, options)
+            per_event_us.append((time.perf_counter() - t0) * 1e6)
+        rates.append(len(events) / (time.perf_counter() - started))
+    per_event_us.sort()
+    return {
+        "events": len(events),
+        "runs": runs,
+        "events_per_second_median": statistics.median(rates),
+        "events_per_second_runs": rates,
+        "us_per_event_median": statistics.median(per_event_us),
+        "us_per_event_p99": per_event_us[int(len(per_event_us) * 0.99) - 1],
+    }
+
+
+def adversarial_inputs() -> dict[str, bytes]:
+    mb = 1_000_000
+    docs = [{"id": "a.pdf", "text": "x" * 1000}, {"id": "1", "text": "y"}]
+
+    def event(answer: str) -> bytes:
+        return json.dumps({"event_id": "adv", "answer": answer, "documents": docs}).encode()
+
+    return {
+        "open_brackets": event("[" * mb),
+        "unclosed_span_prefixes": event("[a.pdf:1:" * (mb // 9)),
+        "numeric_list_prefix": event("[1," * (mb // 3)),
+        "many_valid_citations": event("Claim text here [1]. " * (mb // 21)),
+        "unclosed_fence": event("```\n" + "[1] " * (mb // 4)),
+        "dots_and_digits": event("1." * (mb // 2)),
+        "no_spaces": event("a" * mb),
+    }
+
+
+def adversarial(options: CheckOptions) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, raw in adversarial_inputs().items():
+        t0 = time.perf_counter()
+        check_bytes(raw, options)
+        out[name] = {"bytes": len(raw), "seconds": time.perf_counter() - t0}
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    events = load_events(args)
+    options = CheckOptions()
+    results: dict[str, Any] = {"python": sys.version.split()[0]}
+    print(f"standard mix: {len(events)} events", file=sys.stderr)
+    core = core_throughput(events, args.runs, options)
+    results["core"] = core
+    print(
+        f"core: {core['events_per_second_median']:,.0f} events/s (median of {args.runs}), "
+        f"{core['us_per_event_median']:.0f} µs/event median, p99 {core['us_per_event_p99']:.0f} µs"
+    )
+    adv = adversarial(options)
+    results["adversarial"] = adv
+    worst = max(adv.items(), key=lambda kv: kv[1]["seconds"])
+    print(f"adversarial 1 MB answers: worst {worst[0]} {worst[1]['seconds']:.3f} s")
+    known = sections()
+    wanted = list(known) if "all" in args.section else args.section
+    for name in wanted:
+        if name not in known:
+            raise InputError(f"unknown bench section {name!r}; known: {', '.join(known) or 'none'}")
+        print(f"section {name} ...", file=sys.stderr)
+        results[name] = known[name](args, events)
+        print(f"{name}: {json.dumps(results[name])}")
+    Path(args.output).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    print(f"results written to {args.output}", file=sys.stderr)
+    return 0
