@@ -1,0 +1,341 @@
+"""Threshold alert rules and their state machine (inactive → pending → firing → inactive).
+
+Pure: no I/O beyond reading a rules file, no clocks. Time is the caller's evaluation time
+(event time of the aggregate window), so replaying the same windows after a restart or a
+rebalance yields the same states and the same notification ids; an older window than the one
+last evaluated is ignored. States serialise to plain dicts for a Faust table.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from monitor.errors import ConfigError
+
+DEFAULT_RULES_FILE = Path(__file__).with_name("rules_default.yaml")
+
+#: What a rule can watch; each is a ratio in [0, 1] computed over one window of one app.
+FIGURES: tuple[str, ...] = (
+    "validity",  # valid citations / citations
+    "support",  # supported / decided cited claims
+    "hallucination",  # claims without support by a valid citation / claims
+    "coverage",  # cited claims / claims
+    "judge_error_rate",  # failed judge calls / judge calls
+    "dlq_rate",  # rejected events / events
+)
+SEVERITIES: tuple[str, ...] = ("critical", "warning", "info")
+
+Op = Literal["below", "above"]
+Status = Literal["inactive", "pending", "firing"]
+
+_NAME = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$")
+_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+_RULE_KEYS = frozenset(
+    {"name", "figure", "below", "above", "resolve_at", "window", "min_events", "for",
+     "severity", "apps", "summary"}
+)  # fmt: skip
+
+
+def parse_duration(value: object, what: str) -> float:
+    """Seconds from `90`, `90s`, `5m`, `1h`, `250ms`; ConfigError otherwise."""
+    if isinstance(value, bool):
+        raise ConfigError(f"{what}: expected a duration like 5m, got {value!r}")
+    if isinstance(value, int | float):
+        seconds = float(value)
+    else:
+        match = _DURATION.match(str(value).strip())
+        if not match:
+            raise ConfigError(f"{what}: expected a duration like 30s, 5m or 1h, got {value!r}")
+        seconds = float(match.group(1)) * _UNIT_SECONDS[match.group(2) or "s"]
+    if seconds < 0:
+        raise ConfigError(f"{what}: duration must not be negative")
+    return seconds
+
+
+def format_duration(seconds: float) -> str:
+    """The shortest Prometheus duration for whole seconds: 300 → "5m", 90 → "90s"."""
+    whole = round(seconds)
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if whole and whole % size == 0:
+            return f"{whole // size}{unit}"
+    return f"{whole}s"
+
+
+@dataclass(frozen=True, slots=True)
+class AlertRule:
+    name: str
+    figure: str
+    op: Op
+    threshold: float
+    resolve_threshold: float
+    window_seconds: float = 300.0
+    min_events: int = 20
+    for_seconds: float = 120.0
+    severity: str = "warning"
+    apps: tuple[str, ...] = ()
+    summary: str = ""
+
+    def applies_to(self, app: str) -> bool:
+        return not self.apps or app in self.apps
+
+    def breaches(self, value: float) -> bool:
+        return value < self.threshold if self.op == "below" else value > self.threshold
+
+    def clears(self, value: float) -> bool:
+        """Back on the healthy side of the resolve threshold (hysteresis)."""
+        if self.op == "below":
+            return value >= self.resolve_threshold
+        return value <= self.resolve_threshold
+
+
+@dataclass(frozen=True, slots=True)
+class WindowFigures:
+    """One app's figures over one window, at evaluation time `at` (epoch seconds)."""
+
+    app: str
+    at: float
+    events: int
+    values: Mapping[str, float | None] = field(default_factory=dict)
+
+    @classmethod
+    def from_counts(
+        cls,
+        app: str,
+        at: float,
+        *,
+        events: int,
+        citations: int = 0,
+        valid_citations: int = 0,
+        claims: int = 0,
+        cited_claims: int = 0,
+        decided_claims: int = 0,
+        supported_claims: int = 0,
+        unsupported_claims: int = 0,
+        judge_calls: int = 0,
+        judge_errors: int = 0,
+        rejected: int = 0,
+    ) -> WindowFigures:
+        """Ratios from window counts; a ratio with a zero denominator is None (no data)."""
+        return cls(
+            app=app,
+            at=at,
+            events=events,
+            values={
+                "validity": _ratio(valid_citations, citations),
+                "support": _ratio(supported_claims, decided_claims),
+                "hallucination": _ratio(unsupported_claims, claims),
+                "coverage": _ratio(cited_claims, claims),
+                "judge_error_rate": _ratio(judge_errors, judge_calls),
+                "dlq_rate": _ratio(rejected, events),
+            },
+        )
+
+
+def _ratio(numerator: int, denominator: int) -> float | None:
+    return numerator / denominator if denominator > 0 else None
+
+
+@dataclass(frozen=True, slots=True)
+class AlertState:
+    status: Status = "inactive"
+    since: float | None = None  # start of the current breach (pending or firing)
+    fired_at: float | None = None
+    updated: float | None = None  # `at` of the newest figures evaluated
+    value: float | None = None
+    notification_id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "since": self.since,
+            "fired_at": self.fired_at,
+            "updated": self.updated,
+            "value": self.value,
+            "notification_id": self.notification_id,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> AlertState:
+        if not data:
+            return cls()
+        status = data.get("status", "inactive")
+        if status not in ("inactive", "pending", "firing"):
+            status = "inactive"
+        return cls(
+            status=status,
+            since=_opt_float(data.get("since")),
+            fired_at=_opt_float(data.get("fired_at")),
+            updated=_opt_float(data.get("updated")),
+            value=_opt_float(data.get("value")),
+            notification_id=data.get("notification_id"),
+        )
+
+
+def _opt_float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    kind: Literal["firing", "resolved"]
+    rule: AlertRule
+    app: str
+    at: float  # when it fired or resolved
+    started_at: float  # start of the breach: the annotation's time
+    value: float
+    figures: WindowFigures
+    notification_id: str
+    examples: tuple[str, ...] = ()
+
+
+def notification_id(rule: str, app: str, since: float) -> str:
+    """Same rule, app and breach start → same id, on whichever worker evaluates it."""
+    raw = f"{rule}\x00{app}\x00{round(since * 1000)}".encode()
+    return hashlib.sha256(raw).hexdigest()[:16]
+
+
+def evaluate(
+    rule: AlertRule, state: AlertState, figures: WindowFigures
+) -> tuple[AlertState, Transition | None]:
+    """Advance one rule's state for one app; a Transition when it fires or resolves."""
+    if not rule.applies_to(figures.app):
+        return state, None
+    at = figures.at
+    if state.updated is not None and at < state.updated:
+        return state, None  # a replayed, older window must not move the state backwards
+    value = figures.values.get(rule.figure)
+    if value is None or figures.events < rule.min_events:
+        # Too little data to decide either way: hold, so quiet periods neither fire nor flap.
+        return replace(state, updated=at), None
+    if state.status == "firing":
+        if not rule.clears(value):
+            return replace(state, updated=at, value=value), None
+        since = state.since if state.since is not None else at
+        ident = state.notification_id or notification_id(rule.name, figures.app, since)
+        resolved = Transition("resolved", rule, figures.app, at, since, value, figures, ident)
+        return AlertState(updated=at, value=value), resolved
+    if not rule.breaches(value):
+        return AlertState(updated=at, value=value), None
+    since = state.since if state.status == "pending" and state.since is not None else at
+    if at - since < rule.for_seconds:
+        return AlertState("pending", since=since, updated=at, value=value), None
+    ident = notification_id(rule.name, figures.app, since)
+    fired = AlertState("firing", since, fired_at=at, updated=at, value=value, notification_id=ident)
+    return fired, Transition("firing", rule, figures.app, at, since, value, figures, ident)
+
+
+def evaluate_rules(
+    rules: tuple[AlertRule, ...],
+    states: Mapping[str, Mapping[str, Any]],
+    figures: WindowFigures,
+) -> tuple[dict[str, dict[str, Any]], list[Transition]]:
+    """All rules for one app. `states` maps rule name → AlertState dict (a table value)."""
+    new_states: dict[str, dict[str, Any]] = {}
+    transitions: list[Transition] = []
+    for rule in rules:
+        state, change = evaluate(rule, AlertState.from_dict(states.get(rule.name)), figures)
+        new_states[rule.name] = state.to_dict()
+        if change is not None:
+            transitions.append(change)
+    return new_states, transitions
+
+
+# --- loading -------------------------------------------------------------------------------
+
+
+def load_rules(path: str | Path | None = None) -> tuple[AlertRule, ...]:
+    """Rules from a YAML file; the built-in defaults when `path` is empty."""
+    source = Path(path) if path else DEFAULT_RULES_FILE
+    try:
+        text = source.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read rules file {source}: {exc.strerror}") from exc
+    return parse_rules(text, str(source))
+
+
+def parse_rules(text: str, origin: str = "<rules>") -> tuple[AlertRule, ...]:
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{origin} is not valid YAML: {exc}") from exc
+    if not isinstance(doc, dict) or not isinstance(doc.get("rules"), list):
+        raise ConfigError(f"{origin}: expected a mapping with a `rules` list")
+    unknown = set(doc) - {"defaults", "rules"}
+    if unknown:
+        raise ConfigError(f"{origin}: unknown top-level keys {sorted(unknown)}")
+    defaults = doc.get("defaults") or {}
+    if not isinstance(defaults, dict):
+        raise ConfigError(f"{origin}: `defaults` must be a mapping")
+    rules = tuple(
+        _rule({**defaults, **raw} if isinstance(raw, dict) else raw, f"{origin} rule {i + 1}")
+        for i, raw in enumerate(doc["rules"])
+    )
+    names = [r.name for r in rules]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ConfigError(f"{origin}: duplicate rule names {dupes}")
+    return rules
+
+
+def _rule(raw: object, where: str) -> AlertRule:
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: expected a mapping")
+    unknown = set(raw) - _RULE_KEYS
+    if unknown:
+        raise ConfigError(f"{where}: unknown keys {sorted(unknown)}")
+    name = str(raw.get("name", ""))
+    if not _NAME.match(name):
+        raise ConfigError(f"{where}: name must match {_NAME.pattern}, got {name!r}")
+    where = f"rule {name}"
+    figure = raw.get("figure")
+    if figure not in FIGURES:
+        raise ConfigError(f"{where}: figure must be one of {', '.join(FIGURES)}")
+    if ("below" in raw) == ("above" in raw):
+        raise ConfigError(f"{where}: give exactly one of `below` or `above`")
+    op: Op = "below" if "below" in raw else "above"
+    threshold = _unit_float(raw[op], f"{where}: {op}")
+    resolve = _unit_float(raw.get("resolve_at", threshold), f"{where}: resolve_at")
+    if (op == "below" and resolve < threshold) or (op == "above" and resolve > threshold):
+        side = "at or above" if op == "below" else "at or below"
+        raise ConfigError(f"{where}: resolve_at must be {side} the threshold {threshold}")
+    window = parse_duration(raw.get("window", 300), f"{where}: window")
+    if window < 1:
+        raise ConfigError(f"{where}: window must be at least 1s")
+    min_events = raw.get("min_events", 20)
+    if isinstance(min_events, bool) or not isinstance(min_events, int) or min_events < 1:
+        raise ConfigError(f"{where}: min_events must be a positive integer")
+    severity = str(raw.get("severity", "warning"))
+    if severity not in SEVERITIES:
+        raise ConfigError(f"{where}: severity must be one of {', '.join(SEVERITIES)}")
+    apps = raw.get("apps") or []
+    if not isinstance(apps, list) or not all(isinstance(a, str) and a for a in apps):
+        raise ConfigError(f"{where}: apps must be a list of app names")
+    return AlertRule(
+        name=name,
+        figure=str(figure),
+        op=op,
+        threshold=threshold,
+        resolve_threshold=resolve,
+        window_seconds=window,
+        min_events=min_events,
+        for_seconds=parse_duration(raw.get("for", 120), f"{where}: for"),
+        severity=severity,
+        apps=tuple(apps),
+        summary=str(raw.get("summary", "")),
+    )
+
+
+def _unit_float(value: object, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ConfigError(f"{what}: expected a number, got {value!r}")
+    if not 0.0 <= float(value) <= 1.0:
+        raise ConfigError(f"{what}: ratios are between 0 and 1, got {value}")
+    return float(value)

@@ -1,0 +1,247 @@
+"""Alert rules: YAML loading, the pending → firing → resolved state machine, idempotence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from monitor.alerts import (
+    AlertRule,
+    AlertState,
+    WindowFigures,
+    evaluate,
+    evaluate_rules,
+    format_duration,
+    load_rules,
+    notification_id,
+    parse_duration,
+    parse_rules,
+)
+from monitor.errors import ConfigError
+
+VALIDITY = AlertRule(
+    name="validity_low",
+    figure="validity",
+    op="below",
+    threshold=0.95,
+    resolve_threshold=0.97,
+    min_events=10,
+    for_seconds=60,
+    severity="critical",
+)
+HALLU = AlertRule(
+    name="hallucination_high",
+    figure="hallucination",
+    op="above",
+    threshold=0.10,
+    resolve_threshold=0.07,
+    min_events=10,
+    for_seconds=0,
+)
+
+
+def fig(
+    at: float, value: float | None, *, figure: str = "validity", events: int = 50, app: str = "a"
+) -> WindowFigures:
+    return WindowFigures(app=app, at=at, events=events, values={figure: value})
+
+
+def run(rule: AlertRule, points: list[tuple[float, float | None]], state: AlertState | None = None):
+    state = state or AlertState()
+    changes = []
+    for at, value in points:
+        state, change = evaluate(rule, state, fig(at, value, figure=rule.figure))
+        if change:
+            changes.append(change)
+    return state, changes
+
+
+def test_defaults_match_the_seed_thresholds() -> None:
+    rules = {r.name: r for r in load_rules()}
+    assert (rules["validity_low"].op, rules["validity_low"].threshold) == ("below", 0.95)
+    assert (rules["support_low"].op, rules["support_low"].threshold) == ("below", 0.80)
+    assert (rules["hallucination_high"].op, rules["hallucination_high"].threshold) == (
+        "above",
+        0.10,
+    )
+    assert (rules["coverage_low"].op, rules["coverage_low"].threshold) == ("below", 0.50)
+    assert {r.figure for r in rules.values()} >= {"judge_error_rate", "dlq_rate"}
+    for rule in rules.values():
+        assert rule.window_seconds == 300 and rule.min_events == 20 and rule.for_seconds == 120
+        # hysteresis on the healthy side of every threshold
+        assert rule.clears(rule.resolve_threshold) and not rule.breaches(rule.resolve_threshold)
+
+
+def test_pending_then_firing_after_for_duration() -> None:
+    state, changes = run(VALIDITY, [(1000, 0.90), (1030, 0.91)])
+    assert state.status == "pending" and state.since == 1000 and changes == []
+    state, changes = run(VALIDITY, [(1060, 0.93)], state)
+    assert state.status == "firing" and state.fired_at == 1060
+    [fired] = changes
+    assert (fired.kind, fired.at, fired.started_at, fired.value) == ("firing", 1060, 1000, 0.93)
+    assert fired.notification_id == notification_id("validity_low", "a", 1000)
+
+
+def test_pending_resets_when_breach_stops_before_for() -> None:
+    state, changes = run(VALIDITY, [(1000, 0.90), (1030, 0.96), (1060, 0.90), (1100, 0.90)])
+    # the breach restarted at 1060, so 40 s < 60 s: still pending, not firing
+    assert (state.status, state.since, changes) == ("pending", 1060, [])
+
+
+def test_hysteresis_keeps_firing_between_thresholds() -> None:
+    state, changes = run(VALIDITY, [(0, 0.5), (60, 0.5), (120, 0.96), (180, 0.969)])
+    assert state.status == "firing" and [c.kind for c in changes] == ["firing"]
+    state, changes = run(VALIDITY, [(240, 0.97)], state)
+    assert state == AlertState(updated=240, value=0.97)
+    [resolved] = changes
+    assert (resolved.kind, resolved.at, resolved.started_at) == ("resolved", 240, 0)
+    assert resolved.notification_id == notification_id("validity_low", "a", 0)
+
+
+def test_above_rule_with_zero_for_fires_at_once() -> None:
+    state, changes = run(HALLU, [(10, 0.10), (20, 0.11)])
+    assert [c.kind for c in changes] == ["firing"] and changes[0].started_at == 20
+    state, changes = run(HALLU, [(30, 0.08), (40, 0.07)], state)
+    assert [c.kind for c in changes] == ["resolved"] and changes[0].at == 40
+
+
+def test_too_few_events_or_no_data_holds_the_state() -> None:
+    state, _ = run(HALLU, [(0, 0.5)])
+    assert state.status == "firing"
+    state, change = evaluate(HALLU, state, fig(10, 0.0, figure="hallucination", events=9))
+    assert (state.status, change) == ("firing", None)
+    state, change = evaluate(HALLU, state, fig(20, None, figure="hallucination"))
+    assert (state.status, change, state.updated) == ("firing", None, 20)
+
+
+def test_replayed_windows_give_no_duplicate_notifications() -> None:
+    points = [(0.0, 0.5), (60.0, 0.5), (120.0, 0.99)]
+    state, changes = run(VALIDITY, points)
+    assert [c.kind for c in changes] == ["firing", "resolved"]
+    # a restarted worker re-reading the same windows from its restored state: nothing new
+    again, replayed = run(VALIDITY, points, state)
+    assert replayed == [] and again == state
+    # a worker without the state replaying the windows derives the very same ids
+    _, fresh = run(VALIDITY, points)
+    assert [c.notification_id for c in fresh] == [c.notification_id for c in changes]
+
+
+def test_same_window_evaluated_twice_is_idempotent() -> None:
+    state, _ = run(HALLU, [(5, 0.2)])
+    state2, change = evaluate(HALLU, state, fig(5, 0.3, figure="hallucination"))
+    assert change is None and state2.status == "firing"
+
+
+def test_rule_limited_to_apps() -> None:
+    rule = AlertRule("v", "validity", "below", 0.9, 0.9, min_events=1, for_seconds=0, apps=("b",))
+    state, change = evaluate(rule, AlertState(), fig(0, 0.1, app="a"))
+    assert (state, change) == (AlertState(), None)
+    _, change = evaluate(rule, AlertState(), fig(0, 0.1, app="b"))
+    assert change is not None and change.app == "b"
+
+
+def test_evaluate_rules_round_trips_through_table_dicts() -> None:
+    counts = WindowFigures.from_counts(
+        "a", 100.0, events=40, citations=20, valid_citations=17, claims=50, cited_claims=30,
+        decided_claims=25, supported_claims=20, unsupported_claims=10,
+    )  # fmt: skip
+    assert counts.values == {
+        "validity": 0.85,
+        "support": 0.8,
+        "hallucination": 0.2,
+        "coverage": 0.6,
+        "judge_error_rate": None,
+        "dlq_rate": 0.0,
+    }
+    states, changes = evaluate_rules((VALIDITY, HALLU), {}, counts)
+    assert [c.rule.name for c in changes] == ["hallucination_high"]
+    assert states["validity_low"]["status"] == "pending"
+    assert AlertState.from_dict(states["hallucination_high"]).status == "firing"
+    states2, changes2 = evaluate_rules((VALIDITY, HALLU), states, counts)
+    assert changes2 == [] and states2 == states
+
+
+def test_parse_rules_defaults_and_overrides() -> None:
+    rules = parse_rules(
+        """
+defaults: {window: 10m, min_events: 5, for: 30s}
+rules:
+  - {name: v, figure: validity, below: 0.9}
+  - {name: d, figure: dlq_rate, above: 0.2, resolve_at: 0.1, for: 0, severity: info, apps: [x]}
+"""
+    )
+    assert rules[0] == AlertRule("v", "validity", "below", 0.9, 0.9, 600.0, 5, 30.0)
+    assert rules[1] == AlertRule("d", "dlq_rate", "above", 0.2, 0.1, 600.0, 5, 0.0, "info", ("x",))
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("rules: [{name: v, figure: nope, below: 0.9}]", "figure must be one of"),
+        ("rules: [{name: v, figure: validity}]", "exactly one of"),
+        ("rules: [{name: v, figure: validity, below: 0.9, above: 0.1}]", "exactly one of"),
+        ("rules: [{name: v, figure: validity, below: 0.9, resolve_at: 0.8}]", "at or above"),
+        ("rules: [{name: v, figure: dlq_rate, above: 0.1, resolve_at: 0.2}]", "at or below"),
+        ("rules: [{name: v, figure: validity, below: 1.5}]", "between 0 and 1"),
+        ("rules: [{name: v, figure: validity, below: 0.9, for: 5 min}]", "duration"),
+        ("rules: [{name: v, figure: validity, below: 0.9, min_events: 0}]", "min_events"),
+        ("rules: [{name: v, figure: validity, below: 0.9, severity: page}]", "severity"),
+        ("rules: [{name: v, figure: validity, below: 0.9, color: red}]", "unknown keys"),
+        ("rules: [{name: V-1, figure: validity, below: 0.9}]", "name must match"),
+        (
+            "rules: [{name: v, figure: validity, below: 0.9}, {name: v, figure: support, below: 0.5}]",
+            "duplicate",
+        ),
+        ("rules: {}", "rules` list"),
+        ("rules: [", "not valid YAML"),
+    ],
+)
+def test_bad_rules_are_config_errors(text: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        parse_rules(text)
+
+
+def test_missing_rules_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot read rules file"):
+        load_rules(tmp_path / "absent.yaml")
+
+
+def test_durations() -> None:
+    assert parse_duration("250ms", "x") == 0.25
+    assert [parse_duration(v, "x") for v in ("90", "90s", "5m", "1h", 7)] == [90, 90, 300, 3600, 7]
+    assert [format_duration(s) for s in (0, 90, 300, 3600, 86400, 5400)] == [
+        "0s",
+        "90s",
+        "5m",
+        "1h",
+        "1d",
+        "90m",
+    ]
+
+
+@given(st.integers(min_value=0, max_value=10**7))
+def test_duration_format_round_trips(seconds: int) -> None:
+    assert parse_duration(format_duration(seconds), "x") == seconds
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 10), st.one_of(st.none(), st.floats(0, 1))), max_size=40),
+    st.integers(0, 40),
+)
+def test_transitions_alternate_and_replay_is_silent(
+    steps: list[tuple[int, float | None]], cut: int
+) -> None:
+    points, at = [], 0.0
+    for gap, value in steps:
+        at += gap
+        points.append((at, value))
+    state, changes = run(VALIDITY, points)
+    kinds = [c.kind for c in changes]
+    assert all(k == ("firing" if i % 2 == 0 else "resolved") for i, k in enumerate(kinds))
+    assert (state.status == "firing") == (len(kinds) % 2 == 1)
+    # the new owner after a rebalance replays a suffix of windows from the stored state
+    _, replayed = run(VALIDITY, points[cut:], state)
+    assert replayed == []
