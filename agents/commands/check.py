@@ -85,9 +85,10 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         source.close()
         raise InputError(f"cannot write {args.output}: {exc.strerror}") from None
-    progress = not args.quiet and args.input != "-" and sys.stderr.isatty()
+    progress = not args.quiet and args.input != "-"
+    tty = sys.stderr.isatty()
     summary = Summary()
-    started = time.perf_counter()
+    started = last_report = time.perf_counter()
     try:
         for line in _lines(source):
             outcome = check_bytes(line, options)
@@ -98,8 +99,14 @@ def run(args: argparse.Namespace) -> int:
                 else verdict_to_dict(outcome, options.cited_text_max_chars)
             )
             sink.write(dumps_line(record) + "\n")
-            if progress and summary.events % 500 == 0:
-                print(f"\r{summary.events} events checked", end="", file=sys.stderr, flush=True)
+            if progress and summary.events % 200 == 0:
+                now = time.perf_counter()
+                # A terminal gets a live counter; a log file a line every few seconds.
+                if tty:
+                    print(f"\r{summary.events} events checked", end="", file=sys.stderr, flush=True)
+                elif now - last_report >= 5.0:
+                    print(f"{summary.events} events checked", file=sys.stderr, flush=True)
+                    last_report = now
     finally:
         if source is not sys.stdin.buffer:
             source.close()
@@ -107,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
             sink.close()
         else:
             sink.flush()
-    if progress:
+    if progress and tty:
         print("\r", end="", file=sys.stderr)
     if not args.quiet:
         print(summary.render(time.perf_counter() - started), file=sys.stderr)
