@@ -1,0 +1,181 @@
+"""Find the citations of an answer, in order of appearance (DESIGN.md §3).
+
+Inline citations are `[...]` brackets whose content parses (grammar.py). Not citations:
+- brackets inside code (fenced blocks, inline code spans; markdown.py) or escaped as `\\[`;
+- `a[i]`, `arr[0]`: a numeric or json-path bracket glued to an identifier character;
+- a bracket glued to the `]` of a bracket that was not a citation (`arr[0][1]`, the label of a
+  `[text][ref]` reference link), while `[1][2]` chains stay citations;
+- markdown link text `[text](url)` is never a json path (numeric and file citations written as
+  link text, `[1](https://...)`, still count);
+- link reference definitions `[1]: https://...` at the start of a line.
+Adjacent citation brackets separated only by spaces or tabs share a `group` (cross-reference).
+
+Everything is linear in the answer length: one regex pass whose bracket class excludes `[`, `]`
+and newlines (so no match attempt reads past the next bracket), bounded content length, and
+forward-only pointers into the code regions.
+"""
+
+from __future__ import annotations
+
+import re
+
+from monitor.citations.grammar import Parsed, classify
+from monitor.citations.markdown import code_regions
+from monitor.models import AnswerEvent, Citation
+from monitor.options import CheckOptions
+
+MAX_BRACKET_CHARS = 4096  # longer bracket content is prose, never a citation
+SEGMENT_SEARCH_SLACK = 4096  # how far past the expected position a segment's text is looked for
+
+_BRACKET = re.compile(rf"\[([^\[\]\n]{{0,{MAX_BRACKET_CHARS}}})\]")
+
+
+class _Capped(Exception):
+    """Internal: the citation cap was reached."""
+
+
+class _Out:
+    def __init__(self, cap: int) -> None:
+        self.cap = max(0, cap)
+        self.items: list[Citation] = []
+        self.notes: list[str] = []
+
+    def next_index(self) -> int:
+        if len(self.items) >= self.cap:
+            self.notes.append(f"too_many_citations: capped at {self.cap}")
+            raise _Capped
+        return len(self.items)
+
+    def add(self, citation: Citation) -> None:
+        self.items.append(citation)
+
+
+def extract_citations(
+    event: AnswerEvent, options: CheckOptions
+) -> tuple[list[Citation], list[str]]:
+    """Citations with `index` 0..n-1 plus notes; segments, when present, replace inline ones."""
+    out = _Out(options.max_citations)
+    try:
+        if event.segments is not None:
+            _segment_citations(event, out)
+        else:
+            _inline_citations(event, out)
+    except _Capped:
+        pass
+    return out.items, out.notes
+
+
+def _segment_citations(event: AnswerEvent, out: _Out) -> None:
+    answer = event.answer
+    pos = 0
+    for i, seg in enumerate(event.segments or ()):
+        found = answer.find(seg.text, pos, pos + len(seg.text) + SEGMENT_SEARCH_SLACK)
+        if found >= 0:
+            start, end = found, found + len(seg.text)
+            pos = end
+        else:
+            start = end = 0
+        for cid in seg.citations:
+            number = cid if isinstance(cid, int) and not isinstance(cid, bool) else None
+            out.add(
+                Citation(
+                    index=out.next_index(),
+                    raw=str(cid),
+                    format="segment",
+                    start=start,
+                    end=end,
+                    group=i,
+                    doc_ref=None if number is not None else str(cid),
+                    number=number,
+                    segment=i,
+                )
+            )
+
+
+def _is_ident(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+def _is_definition(text: str, start: int, end: int) -> bool:
+    """`[label]: ...` at the start of a line (at most 3 spaces in): a link reference definition."""
+    if end >= len(text) or text[end] != ":":
+        return False
+    k = start
+    while k > 0 and start - k < 4 and text[k - 1] == " ":
+        k -= 1
+    return start - k <= 3 and (k == 0 or text[k - 1] == "\n")
+
+
+def _inline_citations(event: AnswerEvent, out: _Out) -> None:
+    text = event.answer
+    if "[" not in text:
+        return
+    code = code_regions(text)
+    ci = 0
+    doc_ids = frozenset(d.id for d in event.documents)
+    has_data = event.data is not None
+    last_end = -1  # end of the last bracket that was a citation
+    group = -1
+    for m in _BRACKET.finditer(text):
+        start, end = m.span()
+        while ci < len(code) and code[ci][1] <= start:
+            ci += 1
+        if ci < len(code) and code[ci][0] < end:
+            continue
+        before = text[start - 1] if start else ""
+        if before == "\\" or (before == "]" and start != last_end):
+            continue
+        if _is_definition(text, start, end):
+            continue
+        link = end < len(text) and text[end] == "("
+        parsed = classify(
+            m.group(1),
+            doc_ids=doc_ids,
+            json_paths=has_data and not link,
+            glued=bool(before) and _is_ident(before),
+        )
+        if parsed is None:
+            continue
+        gap = text[last_end:start] if last_end >= 0 and start - last_end <= 64 else None
+        if gap is None or (gap and (not gap.isspace() or "\n" in gap)):
+            group += 1
+        last_end = end
+        _emit(out, parsed, m.group(0), start, end, group)
+
+
+def _emit(out: _Out, p: Parsed, raw: str, start: int, end: int, group: int) -> None:
+    if p.malformed is not None:
+        out.add(
+            Citation(
+                index=out.next_index(),
+                raw=raw,
+                format=p.format,
+                start=start,
+                end=end,
+                group=group,
+                doc_ref=p.doc_ref,
+                malformed=p.malformed,
+            )
+        )
+    elif p.format == "numeric":
+        for n in p.numbers:
+            out.add(Citation(out.next_index(), raw, "numeric", start, end, group, number=n))
+    elif p.format == "json_path":
+        out.add(Citation(out.next_index(), raw, "json_path", start, end, group, path=p.path))
+    else:
+        for a, b in p.ranges:
+            out.add(
+                Citation(
+                    index=out.next_index(),
+                    raw=raw,
+                    format=p.format,
+                    start=start,
+                    end=end,
+                    group=group,
+                    doc_ref=p.doc_ref,
+                    page=p.page,
+                    range_start=a,
+                    range_end=b,
+                    excerpt=p.excerpt,
+                )
+            )

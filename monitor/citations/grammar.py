@@ -1,0 +1,155 @@
+"""What the text between one pair of brackets means: which citation format, or none.
+
+Grammar (content is stripped; numbers are plain ASCII digits):
+  numeric   N | N-M | list of those separated by ","   e.g. 3 / 1, 2 / 1-3 (en dash accepted)
+  span      REF:PAGE:S-E[,S-E...]                       e.g. annual_report.pdf:5:1234-1289
+  line      REF:A-B | REF:A                             e.g. src/auth.py:10-25
+  extended  span or line, then `| excerpt: "..."`
+  json path ident(.ident|.int)+ (only when the event carries `data`)
+A span REF may be anything with a letter in it (the three-part shape is distinctive enough); a
+line REF must look like a file (has "/" or an extension with a letter) or be a document id, so
+`[John 3:16]` or `[10:30]` stay prose. A bracket whose REF looks like a file but whose location
+does not parse is a malformed citation rather than prose.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from monitor.models import CitationFormat
+
+MAX_RANGE = 100  # longest numeric range [a-b] expanded; longer ones are malformed
+
+_NUM_PART = re.compile(r"(\d{1,9})(?:\s*[-–]\s*(\d{1,9}))?")
+_RANGE = re.compile(r"(\d{1,18})\s*-\s*(\d{1,18})")
+_LINES = re.compile(r"(\d{1,18})(?:\s*-\s*(\d{1,18}))?")
+_PAGE = re.compile(r"\d{1,9}")
+_EXT = re.compile(r"\.[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*$")
+_EXCERPT = re.compile(r"\s*excerpt\s*:\s*([\"“'])(.*)([\"”'])\s*", re.S)
+_IDENT = r"[A-Za-z_][A-Za-z0-9_-]*"
+_JSON_PATH = re.compile(rf"{_IDENT}(?:\.(?:{_IDENT}|\d+))+")
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """One bracket's meaning; a numeric list or multi-span becomes one Citation per entry."""
+
+    format: CitationFormat  # span | line | numeric | json_path
+    doc_ref: str | None = None
+    page: int | None = None
+    ranges: tuple[tuple[int, int], ...] = ()
+    numbers: tuple[int, ...] = ()
+    path: str | None = None
+    excerpt: str | None = None
+    malformed: str | None = None
+
+
+def looks_like_file(ref: str, doc_ids: frozenset[str]) -> bool:
+    if not ref or ref != ref.strip() or ref[0] in "\"'“‘":
+        return False
+    return ref in doc_ids or "/" in ref or _EXT.search(ref) is not None
+
+
+def _numeric(s: str) -> Parsed | None:
+    numbers: list[int] = []
+    for part in s.split(","):
+        m = _NUM_PART.fullmatch(part.strip())
+        if m is None:
+            return None
+        a = int(m.group(1))
+        if m.group(2) is None:
+            numbers.append(a)
+            continue
+        b = int(m.group(2))
+        if b < a:
+            return Parsed("numeric", malformed=f"numeric range {a}-{b} runs backwards")
+        if b - a + 1 > MAX_RANGE:
+            return Parsed("numeric", malformed=f"numeric range {a}-{b} longer than {MAX_RANGE}")
+        numbers.extend(range(a, b + 1))
+    return Parsed("numeric", numbers=tuple(numbers))
+
+
+def _colons(s: str) -> int:
+    return s.count(":") - s.count("://")
+
+
+def _span(head: str, doc_ids: frozenset[str]) -> Parsed | None:
+    """REF:PAGE:RANGES, or a malformed span when REF looks like a file; None when it is prose."""
+    parts = head.rsplit(":", 2)
+    ref = parts[0].strip()
+    ref_ok = ref in doc_ids or (any(ch.isalpha() for ch in ref) and "[" not in ref)
+    if len(parts) == 3 and ref_ok:
+        page_s, ranges_s = parts[1].strip(), parts[2]
+        ranges: list[tuple[int, int]] = []
+        for part in ranges_s.split(","):
+            m = _RANGE.fullmatch(part.strip())
+            if m is None:
+                break
+            ranges.append((int(m.group(1)), int(m.group(2))))
+        else:
+            if _PAGE.fullmatch(page_s):
+                return Parsed("span", doc_ref=ref, page=int(page_s), ranges=tuple(ranges))
+    if looks_like_file(ref, doc_ids):
+        return Parsed("span", doc_ref=ref, malformed=f"span location {head[len(parts[0]) :]!r}")
+    return None
+
+
+def _line(head: str, doc_ids: frozenset[str]) -> Parsed | None:
+    ref_raw, loc = head.rsplit(":", 1)
+    ref = ref_raw.strip()
+    if not looks_like_file(ref, doc_ids):
+        return None
+    m = _LINES.fullmatch(loc.strip())
+    if m is None:
+        return Parsed("line", doc_ref=ref, malformed=f"line location {loc!r}")
+    a = int(m.group(1))
+    b = a if m.group(2) is None else int(m.group(2))
+    return Parsed("line", doc_ref=ref, ranges=((a, b),))
+
+
+def _file(head: str, tail: str | None, doc_ids: frozenset[str]) -> Parsed | None:
+    colons = _colons(head)
+    if colons >= 2:
+        parsed = _span(head, doc_ids)
+    elif colons == 1:
+        parsed = _line(head, doc_ids)
+    elif tail is not None and looks_like_file(head, doc_ids):
+        parsed = Parsed("span", doc_ref=head, malformed="no location before the excerpt")
+    else:
+        parsed = None
+    if parsed is None or tail is None or parsed.malformed:
+        return parsed
+    m = _EXCERPT.fullmatch(tail)
+    if m is None:
+        return Parsed(parsed.format, doc_ref=parsed.doc_ref, malformed=f"bad excerpt {tail!r}")
+    return Parsed(
+        parsed.format,
+        doc_ref=parsed.doc_ref,
+        page=parsed.page,
+        ranges=parsed.ranges,
+        excerpt=m.group(2),
+    )
+
+
+def classify(
+    content: str, *, doc_ids: frozenset[str], json_paths: bool, glued: bool
+) -> Parsed | None:
+    """Parse bracket content; None means ordinary prose or code.
+
+    `glued` (the bracket follows an identifier character, as in `a[i]`) keeps numeric and json
+    paths out, but not file citations: `grew[report.pdf:2:10-50]` is a citation, not code.
+    `json_paths` is False when the event has no data or the bracket is a markdown link text.
+    """
+    s = content.strip()
+    if not s:
+        return None
+    first = s[0]
+    if first.isdigit() and "|" not in s and ":" not in s:
+        return None if glued else _numeric(s)
+    head, sep, tail = s.partition("|")
+    if ":" in head or sep:
+        return _file(head.strip(), tail if sep else None, doc_ids)
+    if not json_paths or glued or s in doc_ids or _JSON_PATH.fullmatch(s) is None:
+        return None
+    return Parsed("json_path", path=s)
