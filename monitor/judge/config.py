@@ -1,0 +1,104 @@
+"""Judge configuration, outcome labels and the observer the metrics layer implements. Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+#: Every value of ragmon_judge_requests_total{outcome}: one per logical call (after retries).
+OUTCOMES: tuple[str, ...] = (
+    "ok",  # a schema-valid reply
+    "unverifiable",  # timed out twice: the claims are recorded as unverifiable
+    "judge_error",  # unparseable or off-schema twice: no verdict at all
+    "judge_down",  # connection refused / unreachable (and fast failures while it is down)
+    "rate_limited",  # 429 after all retries, or a Retry-After beyond the backoff cap
+    "server_error",  # 5xx after all retries
+    "client_error",  # other 4xx (bad model name, auth): not retried
+    "budget_calls",  # refused locally: calls-per-minute budget spent
+    "budget_tokens",  # refused locally: tokens-per-hour budget spent
+)
+#: Values of ragmon_judge_retries_total{reason}.
+RETRY_REASONS: tuple[str, ...] = ("rate_limited", "server_error", "timeout", "invalid_reply")
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeConfig:
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    model: str = "gpt-4o-mini"
+    escalation_model: str | None = "gpt-4o"
+    batch_size: int = 5
+    confidence_threshold: float = 0.7
+    timeout: float = 20.0
+    max_retries: int = 3
+    backoff: float = 0.5
+    backoff_max: float = 30.0
+    down_cooldown: float = 30.0
+    response_format: str = "json_schema"
+    max_output_tokens: int = 1_500
+    temperature: float = 0.0
+    max_in_flight: int = 4
+    cache_size: int = 10_000
+    cache_ttl: float = 86_400.0
+    max_evidence_chars: int = 6_000
+    prices: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> JudgeConfig:
+        key = settings.openai_api_key
+        return cls(
+            base_url=settings.openai_base_url,
+            api_key=key.get_secret_value() if key is not None else None,
+            model=settings.judge_model,
+            escalation_model=settings.escalation_model or None,
+            batch_size=settings.judge_batch_size,
+            confidence_threshold=settings.judge_confidence_threshold,
+            timeout=settings.judge_timeout_seconds,
+            max_retries=settings.judge_max_retries,
+            backoff=settings.judge_backoff_seconds,
+            backoff_max=settings.judge_backoff_max_seconds,
+            down_cooldown=settings.judge_down_cooldown_seconds,
+            response_format=settings.judge_response_format,
+            max_output_tokens=settings.judge_max_output_tokens,
+            max_in_flight=settings.judge_concurrency,
+            cache_size=settings.judge_cache_size,
+            cache_ttl=settings.judge_cache_ttl_seconds,
+            max_evidence_chars=settings.judge_max_evidence_chars,
+            prices=dict(settings.judge_prices),
+        )
+
+    def cost_usd(self, model: str, tokens_in: int, tokens_out: int) -> float:
+        """Estimated cost from the price table (USD per million tokens); unknown models cost 0."""
+        price_in, price_out = self.prices.get(model, (0.0, 0.0))
+        return (tokens_in * price_in + tokens_out * price_out) / 1_000_000
+
+
+class JudgeObserver(Protocol):
+    """Where the client reports what happened; the agents layer maps it onto Prometheus."""
+
+    def call(self, model: str, outcome: str) -> None: ...
+
+    def attempt(
+        self, model: str, seconds: float, tokens_in: int, tokens_out: int, cost_usd: float
+    ) -> None: ...
+
+    def retry(self, model: str, reason: str) -> None: ...
+
+    def cache(self, hit: bool) -> None: ...
+
+
+class NullObserver:
+    def call(self, model: str, outcome: str) -> None:
+        pass
+
+    def attempt(
+        self, model: str, seconds: float, tokens_in: int, tokens_out: int, cost_usd: float
+    ) -> None:
+        pass
+
+    def retry(self, model: str, reason: str) -> None:
+        pass
+
+    def cache(self, hit: bool) -> None:
+        pass

@@ -1,0 +1,229 @@
+"""The `judge-requests` record: built by the check path from a checked answer, read by the judge
+agent. Pure and JSON-only so the topic carries plain dicts.
+
+Only claims with at least one valid citation are judged: an uncited claim or one whose citations
+are all invalid has no evidence to weigh and is already counted as unsupported. Evidence is the
+resolved text of the claim's valid citations; a long document is cut down to the passages that
+share the most words with the claim, in document order, within `max_evidence_chars`.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from monitor.errors import JudgeError
+from monitor.judge.prompt import Pair, estimate_pairs_tokens
+from monitor.models import AnswerEvent, ClaimResult, Verdict
+
+REQUEST_VERSION = 1
+MAX_ANSWER_CHARS = 20_000
+_WORD = re.compile(r"\w{3,}")
+_PASSAGE = re.compile(r"[^\n.!?]*(?:[.!?]+|\n|$)")
+
+
+class RequestInvalid(JudgeError):
+    def __init__(self, message: str) -> None:
+        super().__init__(message, reason="invalid_request")
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    claim_index: int
+    claim: str
+    evidence: str
+    cheap_verdict: str | None = None
+    cheap_score: float | None = None
+
+    @property
+    def pair(self) -> Pair:
+        return Pair(self.claim, self.evidence)
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeRequest:
+    event_id: str
+    app: str | None
+    items: tuple[Item, ...]
+    reason: str = "base"
+    question: str | None = None
+    answer: str | None = None  # only sent when there is a reference answer to compare with
+    gold_answer: str | None = None
+    gold_label: str | None = None
+    est_tokens: int = 0
+    created_at: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "v": REQUEST_VERSION,
+            "event_id": self.event_id,
+            "app": self.app,
+            "reason": self.reason,
+            "question": self.question,
+            "answer": self.answer,
+            "gold_answer": self.gold_answer,
+            "gold_label": self.gold_label,
+            "est_tokens": self.est_tokens,
+            "created_at": self.created_at,
+            "items": [
+                {
+                    "claim_index": i.claim_index,
+                    "claim": i.claim,
+                    "evidence": i.evidence,
+                    "cheap_verdict": i.cheap_verdict,
+                    "cheap_score": i.cheap_score,
+                }
+                for i in self.items
+            ],
+        }
+
+
+def _passages(text: str) -> list[str]:
+    return [m.group(0) for m in _PASSAGE.finditer(text) if m.group(0).strip()]
+
+
+def select_evidence(text: str, claim: str, max_chars: int) -> str:
+    """`text` if it fits, else its passages sharing most words with the claim, in order."""
+    if len(text) <= max_chars:
+        return text
+    wanted = {w.lower() for w in _WORD.findall(claim)}
+    passages = _passages(text)
+    ranked = sorted(
+        range(len(passages)),
+        key=lambda i: (-len(wanted & {w.lower() for w in _WORD.findall(passages[i])}), i),
+    )
+    keep: set[int] = set()
+    used = 0
+    for i in ranked:
+        size = len(passages[i]) + 3
+        if used + size > max_chars:
+            continue
+        keep.add(i)
+        used += size
+    if not keep:  # one enormous passage: its head
+        return text[:max_chars]
+    out: list[str] = []
+    for i in sorted(keep):
+        if out and i - 1 not in keep:
+            out.append(" … ")
+        out.append(passages[i])
+    return "".join(out).strip()
+
+
+def claim_text(result: ClaimResult, verdict: Verdict) -> str:
+    """The claim without its citation markers (the judge sees evidence separately)."""
+    text = result.claim.text
+    by_index = {c.citation.index: c for c in verdict.citations}
+    for i in result.claim.citation_indexes:
+        cited = by_index.get(i)
+        if cited is not None and cited.citation.raw:
+            text = text.replace(cited.citation.raw, " ")
+    return " ".join(text.split())
+
+
+def judge_items(verdict: Verdict, max_evidence_chars: int = 6_000) -> tuple[Item, ...]:
+    by_index = {c.citation.index: c for c in verdict.citations}
+    items = []
+    for result in verdict.claims:
+        valid = [
+            by_index[i]
+            for i in result.claim.citation_indexes
+            if i in by_index and by_index[i].valid and by_index[i].cited_text
+        ]
+        if not valid:
+            continue
+        claim = claim_text(result, verdict)
+        budget = max(200, max_evidence_chars // len(valid))
+        parts = []
+        seen: set[str] = set()
+        for cited in valid:
+            text = cited.cited_text or ""
+            if text in seen:  # [1][1] or two spans of one passage
+                continue
+            seen.add(text)
+            source = f"(source: {cited.doc_id})\n" if cited.doc_id else ""
+            parts.append(source + select_evidence(text, claim, budget))
+        items.append(
+            Item(
+                claim_index=result.claim.index,
+                claim=claim,
+                evidence="\n\n".join(parts),
+                cheap_verdict=result.support.verdict,
+                cheap_score=result.support.score,
+            )
+        )
+    return tuple(items)
+
+
+def build_request(
+    event: AnswerEvent,
+    verdict: Verdict,
+    items: tuple[Item, ...],
+    reason: str,
+    batch_size: int = 5,
+    now: float | None = None,
+) -> JudgeRequest:
+    gold = event.gold_answer
+    return JudgeRequest(
+        event_id=event.event_id,
+        app=event.app,
+        items=items,
+        reason=reason,
+        question=event.question,
+        answer=event.answer[:MAX_ANSWER_CHARS] if gold else None,
+        gold_answer=gold[:MAX_ANSWER_CHARS] if gold else None,
+        gold_label=event.gold_label,
+        est_tokens=estimate_pairs_tokens([i.pair for i in items], batch_size)
+        + (len(event.answer[:MAX_ANSWER_CHARS]) // 4 + 600 if gold else 0),
+        created_at=time.time() if now is None else now,
+    )
+
+
+def _str(value: Any, name: str, optional: bool = True) -> str | None:
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise RequestInvalid(f"{name} must be a string")
+    return value
+
+
+def parse_request(value: Mapping[str, Any] | Any) -> JudgeRequest:
+    """A judge-requests record back into a JudgeRequest; RequestInvalid when it is not one."""
+    if not isinstance(value, Mapping):
+        raise RequestInvalid("record is not an object")
+    if value.get("v") != REQUEST_VERSION:
+        raise RequestInvalid(f"unsupported request version {value.get('v')!r}")
+    raw_items = value.get("items")
+    if not isinstance(raw_items, list):
+        raise RequestInvalid("items must be a list")
+    items = []
+    for n, raw in enumerate(raw_items):
+        if not isinstance(raw, Mapping) or not isinstance(raw.get("claim_index"), int):
+            raise RequestInvalid(f"items[{n}] is not a claim item")
+        score = raw.get("cheap_score")
+        items.append(
+            Item(
+                claim_index=raw["claim_index"],
+                claim=_str(raw.get("claim"), "claim", False) or "",
+                evidence=_str(raw.get("evidence"), "evidence", False) or "",
+                cheap_verdict=_str(raw.get("cheap_verdict"), "cheap_verdict"),
+                cheap_score=float(score) if isinstance(score, int | float) else None,
+            )
+        )
+    est = value.get("est_tokens", 0)
+    created = value.get("created_at", 0.0)
+    return JudgeRequest(
+        event_id=_str(value.get("event_id"), "event_id", False) or "",
+        app=_str(value.get("app"), "app"),
+        items=tuple(items),
+        reason=_str(value.get("reason"), "reason") or "base",
+        question=_str(value.get("question"), "question"),
+        answer=_str(value.get("answer"), "answer"),
+        gold_answer=_str(value.get("gold_answer"), "gold_answer"),
+        gold_label=_str(value.get("gold_label"), "gold_label"),
+        est_tokens=est if isinstance(est, int) else 0,
+        created_at=float(created) if isinstance(created, int | float) else 0.0,
+    )

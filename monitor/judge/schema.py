@@ -1,0 +1,267 @@
+"""The judge's reply contracts (JSON Schema) and their strict validation. Pure.
+
+A reply is accepted only if it is exactly one JSON object of the schema: no surrounding prose, no
+markdown fence, no extra or missing keys, no duplicate keys, booleans that are booleans, scores
+that are finite numbers in [0, 1], a judgement consistent with `supports`, and exactly the claim
+ids that were asked for. Anything else raises ReplyInvalid and never becomes a verdict.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from monitor.errors import JudgeError
+from monitor.models import ClaimVerdict, Confidence
+
+Judgement = Literal["ENTAILMENT", "NEUTRAL", "CONTRADICTION"]
+Alignment = Literal["CORRECT", "PARTIALLY_CORRECT", "INCORRECT"]
+
+JUDGEMENTS: tuple[str, ...] = ("ENTAILMENT", "NEUTRAL", "CONTRADICTION")
+CONFIDENCES: tuple[str, ...] = ("high", "medium", "low")
+ALIGNMENTS: tuple[str, ...] = ("CORRECT", "PARTIALLY_CORRECT", "INCORRECT")
+MAX_REASONING_CHARS = 4_000
+MAX_MISSING_ITEMS = 50
+
+# Seed 004: support_score per judgement; the claim verdict the monitor records for each.
+SUPPORT_SCORE: dict[str, float] = {"ENTAILMENT": 1.0, "NEUTRAL": 0.5, "CONTRADICTION": 0.0}
+CLAIM_VERDICT: dict[str, ClaimVerdict] = {
+    "ENTAILMENT": "supported",
+    "NEUTRAL": "partially_supported",
+    "CONTRADICTION": "not_supported",
+}
+# Seed 001 §9 escalates below a numeric confidence of 0.7; the judge answers in words.
+CONFIDENCE_VALUE: dict[str, float] = {"high": 0.9, "medium": 0.7, "low": 0.4}
+
+_UNIT = {"type": "number", "minimum": 0, "maximum": 1}
+
+PAIR_VERDICT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["claim_id", "reasoning", "judgement", "supports", "score", "confidence"],
+    "properties": {
+        "claim_id": {"type": "integer", "minimum": 1},
+        "reasoning": {"type": "string", "maxLength": MAX_REASONING_CHARS},
+        "judgement": {"type": "string", "enum": list(JUDGEMENTS)},
+        "supports": {"type": "boolean"},
+        "score": _UNIT,
+        "confidence": {"type": "string", "enum": list(CONFIDENCES)},
+    },
+}
+
+BATCH_REPLY_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "ragmon judge batch reply",
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["verdicts"],
+    "properties": {"verdicts": {"type": "array", "minItems": 1, "items": PAIR_VERDICT_SCHEMA}},
+}
+
+ANSWER_REPLY_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "ragmon judge answer reply",
+    "type": "object",
+    "additionalProperties": False,
+    "required": [
+        "reasoning",
+        "alignment",
+        "correctness_score",
+        "interpretability_score",
+        "missing_information",
+    ],
+    "properties": {
+        "reasoning": {"type": "string", "maxLength": MAX_REASONING_CHARS},
+        "alignment": {"type": "string", "enum": list(ALIGNMENTS)},
+        "correctness_score": _UNIT,
+        "interpretability_score": _UNIT,
+        "missing_information": {
+            "type": "array",
+            "maxItems": MAX_MISSING_ITEMS,
+            "items": {"type": "string", "maxLength": MAX_REASONING_CHARS},
+        },
+    },
+}
+
+
+class ReplyInvalid(JudgeError):
+    """The judge's reply is not exactly the schema; counted as invalid_reply / judge_error."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, reason="invalid_reply")
+
+
+@dataclass(frozen=True, slots=True)
+class PairVerdict:
+    claim_id: int
+    judgement: Judgement
+    supports: bool
+    score: float
+    confidence: Confidence
+    reasoning: str
+
+    @property
+    def verdict(self) -> ClaimVerdict:
+        return CLAIM_VERDICT[self.judgement]
+
+    @property
+    def confidence_value(self) -> float:
+        return CONFIDENCE_VALUE[self.confidence]
+
+    @property
+    def support_score(self) -> float:
+        return SUPPORT_SCORE[self.judgement]
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerVerdict:
+    alignment: Alignment
+    correctness_score: float
+    interpretability_score: float
+    missing_information: tuple[str, ...]
+    reasoning: str
+
+
+def _reject_constant(name: str) -> Any:
+    raise ReplyInvalid(f"non-finite number {name} in reply")
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ReplyInvalid(f"duplicate key {key!r} in reply")
+        out[key] = value
+    return out
+
+
+def load_strict(text: str | None) -> dict[str, Any]:
+    """Exactly one JSON object (whitespace around it allowed), else ReplyInvalid."""
+    if not text or not text.strip():
+        raise ReplyInvalid("empty reply")
+    try:
+        value = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
+    except json.JSONDecodeError as exc:
+        raise ReplyInvalid(f"reply is not JSON: {exc.msg} at {exc.pos}") from None
+    if not isinstance(value, dict):
+        raise ReplyInvalid("reply is not a JSON object")
+    return value
+
+
+def _keys(obj: Any, schema: dict[str, Any], where: str) -> dict[str, Any]:
+    if not isinstance(obj, dict):
+        raise ReplyInvalid(f"{where} is not an object")
+    expected = set(schema["required"])
+    if set(obj) != expected:
+        extra, missing = sorted(set(obj) - expected), sorted(expected - set(obj))
+        raise ReplyInvalid(f"{where}: unexpected keys {extra}, missing keys {missing}")
+    return obj
+
+
+def _unit(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ReplyInvalid(f"{where} is not a number")
+    if not math.isfinite(value) or not 0.0 <= value <= 1.0:
+        raise ReplyInvalid(f"{where} is outside [0, 1]")
+    return float(value)
+
+
+def _text(value: Any, where: str) -> str:
+    if not isinstance(value, str):
+        raise ReplyInvalid(f"{where} is not a string")
+    if len(value) > MAX_REASONING_CHARS:
+        raise ReplyInvalid(f"{where} is longer than {MAX_REASONING_CHARS} characters")
+    return value
+
+
+def _enum(value: Any, allowed: tuple[str, ...], where: str) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        raise ReplyInvalid(f"{where} must be one of {', '.join(allowed)}")
+    return value
+
+
+def _pair(obj: Any, where: str) -> PairVerdict:
+    item = _keys(obj, PAIR_VERDICT_SCHEMA, where)
+    claim_id = item["claim_id"]
+    if isinstance(claim_id, bool) or not isinstance(claim_id, int):
+        raise ReplyInvalid(f"{where}.claim_id is not an integer")
+    judgement = _enum(item["judgement"], JUDGEMENTS, f"{where}.judgement")
+    supports = item["supports"]
+    if not isinstance(supports, bool):
+        raise ReplyInvalid(f"{where}.supports is not a boolean")
+    if supports != (judgement == "ENTAILMENT"):
+        raise ReplyInvalid(f"{where}: supports={supports} contradicts judgement {judgement}")
+    return PairVerdict(
+        claim_id=claim_id,
+        judgement=judgement,  # type: ignore[arg-type]
+        supports=supports,
+        score=_unit(item["score"], f"{where}.score"),
+        confidence=_enum(item["confidence"], CONFIDENCES, f"{where}.confidence"),  # type: ignore[arg-type]
+        reasoning=_text(item["reasoning"], f"{where}.reasoning"),
+    )
+
+
+def parse_batch_reply(text: str | None, claim_ids: tuple[int, ...]) -> dict[int, PairVerdict]:
+    """The verdicts by claim id; exactly `claim_ids`, each once, in any order."""
+    reply = _keys(load_strict(text), BATCH_REPLY_SCHEMA, "reply")
+    items = reply["verdicts"]
+    if not isinstance(items, list) or not items:
+        raise ReplyInvalid("reply.verdicts is not a non-empty array")
+    out: dict[int, PairVerdict] = {}
+    for n, obj in enumerate(items):
+        verdict = _pair(obj, f"reply.verdicts[{n}]")
+        if verdict.claim_id in out:
+            raise ReplyInvalid(f"claim_id {verdict.claim_id} answered twice")
+        out[verdict.claim_id] = verdict
+    if set(out) != set(claim_ids):
+        raise ReplyInvalid(
+            f"claim ids {sorted(out)} do not match the ids asked for {sorted(claim_ids)}"
+        )
+    return out
+
+
+def parse_answer_reply(text: str | None) -> AnswerVerdict:
+    reply = _keys(load_strict(text), ANSWER_REPLY_SCHEMA, "reply")
+    missing = reply["missing_information"]
+    if not isinstance(missing, list) or len(missing) > MAX_MISSING_ITEMS:
+        raise ReplyInvalid("reply.missing_information is not a short array")
+    return AnswerVerdict(
+        alignment=_enum(reply["alignment"], ALIGNMENTS, "reply.alignment"),  # type: ignore[arg-type]
+        correctness_score=_unit(reply["correctness_score"], "reply.correctness_score"),
+        interpretability_score=_unit(
+            reply["interpretability_score"], "reply.interpretability_score"
+        ),
+        missing_information=tuple(
+            _text(m, f"reply.missing_information[{i}]") for i, m in enumerate(missing)
+        ),
+        reasoning=_text(reply["reasoning"], "reply.reasoning"),
+    )
+
+
+def response_format(kind: str, schema: dict[str, Any], name: str) -> dict[str, Any] | None:
+    """The `response_format` request field for the configured kind (None: do not send one)."""
+    if kind == "json_schema":
+        body = _portable(schema)
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": name, "strict": True, "schema": body},
+        }
+    if kind == "json_object":
+        return {"type": "json_object"}
+    return None
+
+
+# Keywords some strict structured-output implementations refuse; they are checked locally anyway.
+_LOCAL_ONLY = frozenset(
+    {"$schema", "title", "minimum", "maximum", "maxLength", "minItems", "maxItems"}
+)
+
+
+def _portable(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _portable(v) for k, v in node.items() if k not in _LOCAL_ONLY}
+    if isinstance(node, list):
+        return [_portable(v) for v in node]
+    return node
