@@ -1,0 +1,334 @@
+"""The ragmon Grafana dashboard, built in code and rendered to dashboards/ragmon.json.
+
+Every query is over ragmon's own metrics with `$app` and `$__rate_interval`, so the dashboard
+works on any Prometheus that scrapes the workers (no recording rules required). The alert
+thresholds are drawn from the same rules the alerts use.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from monitor.alerts import AlertRule
+
+DASHBOARD_UID = "ragmon-overview"
+SCHEMA_VERSION = 41  # Grafana 12
+_DS = {"type": "prometheus", "uid": "${datasource}"}
+_RI = "$__rate_interval"
+_APP = 'app=~"$app"'
+
+
+def _rate(metric: str, by: str, *matchers: str) -> str:
+    sel = ",".join(m for m in matchers if m)
+    return f"sum by ({by}) (rate({metric}{{{sel}}}[{_RI}]))"
+
+
+def _quantile(q: float, metric: str, by: str = "le") -> str:
+    return f"histogram_quantile({q}, sum by ({by}) (rate({metric}_bucket[{_RI}])))"
+
+
+class _Layout:
+    def __init__(self) -> None:
+        self.panels: list[dict[str, Any]] = []
+        self.x = 0
+        self.y = 0
+
+    def row(self, title: str) -> None:
+        self._next_line()
+        self.panels.append(
+            {
+                "id": len(self.panels) + 1,
+                "type": "row",
+                "title": title,
+                "collapsed": False,
+                "gridPos": {"h": 1, "w": 24, "x": 0, "y": self.y},
+                "panels": [],
+            }
+        )
+        self.y += 1
+
+    def _next_line(self) -> None:
+        if self.x:
+            self.x = 0
+            self.y += 8
+
+    def panel(
+        self,
+        title: str,
+        targets: list[tuple[str, str]],
+        *,
+        unit: str = "short",
+        w: int = 12,
+        kind: str = "timeseries",
+        ratio: bool = False,
+        thresholds: list[float] | None = None,
+        description: str = "",
+    ) -> None:
+        if self.x + w > 24:
+            self._next_line()
+        defaults: dict[str, Any] = {"unit": "percentunit" if ratio else unit}
+        if ratio:
+            defaults.update(min=0, max=1)
+        if thresholds:
+            steps = [{"color": "green", "value": None}] + [
+                {"color": "red", "value": t} for t in thresholds
+            ]
+            defaults["thresholds"] = {"mode": "absolute", "steps": steps}
+            defaults["custom"] = {"thresholdsStyle": {"mode": "line+area"}}
+        self.panels.append(
+            {
+                "id": len(self.panels) + 1,
+                "type": kind,
+                "title": title,
+                "description": description,
+                "datasource": _DS,
+                "gridPos": {"h": 8, "w": w, "x": self.x, "y": self.y},
+                "fieldConfig": {"defaults": defaults, "overrides": []},
+                "options": {
+                    "legend": {"displayMode": "table", "placement": "right", "showLegend": True},
+                    "tooltip": {"mode": "multi", "sort": "desc"},
+                },
+                "targets": [
+                    {
+                        "refId": chr(ord("A") + i),
+                        "datasource": _DS,
+                        "expr": expr,
+                        "legendFormat": legend,
+                        "range": True,
+                        "instant": False,
+                    }
+                    for i, (expr, legend) in enumerate(targets)
+                ],
+            }
+        )
+        self.x += w
+
+
+def _threshold(rules: tuple[AlertRule, ...], figure: str) -> list[float] | None:
+    found = [r.threshold for r in rules if r.figure == figure]
+    return found[:1] or None
+
+
+def build_dashboard(rules: tuple[AlertRule, ...]) -> dict[str, Any]:
+    lay = _Layout()
+    lay.row("Quality (alerting figures)")
+    valid = _rate("ragmon_citations_total", "app", 'status="valid"', _APP)
+    lay.panel(
+        "Citation validity (counters, all workers)",
+        [(f"{valid} / {_rate('ragmon_citations_total', 'app', _APP)}", "{{app}}")],
+        ratio=True,
+        thresholds=_threshold(rules, "validity"),
+        description="Valid citations / citations, summed over every worker.",
+    )
+    supported = _rate("ragmon_claims_total", "app", 'verdict="supported"', _APP)
+    decided = _rate(
+        "ragmon_claims_total", "app", 'verdict=~"supported|partially_supported|not_supported"', _APP
+    )
+    lay.panel(
+        "Claim support (counters, all workers)",
+        [(f"{supported} / {decided}", "{{app}}")],
+        ratio=True,
+        thresholds=_threshold(rules, "support"),
+        description="Supported / decided claims, summed over every worker.",
+    )
+    for figure, title in (
+        ("validity", "Validity"),
+        ("support", "Support"),
+        ("hallucination", "Hallucination"),
+        ("coverage", "Coverage"),
+    ):
+        lay.panel(
+            f"{title} (rolling window)",
+            [(f"ragmon_{figure}_ratio{{{_APP}}}", "{{app}}")],
+            ratio=True,
+            w=6,
+            thresholds=_threshold(rules, figure),
+            description="Gauge from the aggregate agent's window (one worker per app).",
+        )
+    lay.panel(
+        "Firing alerts (ragmon)",
+        [(f"max by (rule, app) (ragmon_alert_firing{{{_APP}}})", "{{rule}} {{app}}")],
+        kind="state-timeline",
+        w=12,
+    )
+    lay.panel(
+        "Firing alerts (Prometheus)",
+        [
+            (
+                'sum by (alertname, app) (ALERTS{alertname=~"Ragmon.*",alertstate="firing"})',
+                "{{alertname}} {{app}}",
+            )
+        ],
+        kind="state-timeline",
+        w=12,
+    )
+
+    lay.row("Traffic")
+    lay.panel(
+        "Events by outcome",
+        [(_rate("ragmon_events_total", "app, outcome", _APP), "{{app}} {{outcome}}")],
+        unit="reqps",
+    )
+    lay.panel("Events in the rolling window", [(f"ragmon_window_events{{{_APP}}}", "{{app}}")])
+    lay.panel(
+        "Citations by format and status",
+        [(_rate("ragmon_citations_total", "format, status", _APP), "{{format}} {{status}}")],
+        unit="reqps",
+    )
+    lay.panel(
+        "Citation errors by code",
+        [(_rate("ragmon_citation_errors_total", "error", _APP), "{{error}}")],
+        unit="reqps",
+    )
+    lay.panel(
+        "Claims by verdict and tier",
+        [(_rate("ragmon_claims_total", "verdict, tier", _APP), "{{verdict}} ({{tier}})")],
+        unit="reqps",
+    )
+    dlq = f"sum(rate(ragmon_dlq_total[{_RI}])) / sum(rate(ragmon_events_total[{_RI}]))"
+    lay.panel(
+        "Dead-letter queue",
+        [(_rate("ragmon_dlq_total", "reason"), "{{reason}} /s"), (dlq, "share of events")],
+        unit="reqps",
+    )
+
+    lay.row("LLM judge")
+    lay.panel(
+        "Judge calls by outcome",
+        [(_rate("ragmon_judge_requests_total", "model, outcome"), "{{model}} {{outcome}}")],
+        unit="reqps",
+    )
+    lay.panel(
+        "Judge latency",
+        [
+            (_quantile(0.5, "ragmon_judge_latency_seconds", "le, model"), "p50 {{model}}"),
+            (_quantile(0.95, "ragmon_judge_latency_seconds", "le, model"), "p95 {{model}}"),
+        ],
+        unit="s",
+    )
+    lay.panel(
+        "Judge tokens",
+        [(_rate("ragmon_judge_tokens_total", "model, direction"), "{{model}} {{direction}}")],
+        unit="short",
+        w=8,
+    )
+    lay.panel(
+        "Judge cost per hour",
+        [(f"3600 * {_rate('ragmon_judge_cost_usd_total', 'model')}", "{{model}}")],
+        unit="currencyUSD",
+        w=8,
+    )
+    lay.panel(
+        "Judge queue depth", [("sum by (instance) (ragmon_judge_queue_depth)", "{{instance}}")], w=8
+    )
+
+    lay.row("Worker health")
+    lay.panel(
+        "Check duration",
+        [
+            (_quantile(0.5, "ragmon_check_duration_seconds"), "p50"),
+            (_quantile(0.99, "ragmon_check_duration_seconds"), "p99"),
+        ],
+        unit="s",
+        w=8,
+    )
+    lay.panel(
+        "Event lag (event time → checked)",
+        [
+            (_quantile(0.5, "ragmon_event_lag_seconds"), "p50"),
+            (_quantile(0.95, "ragmon_event_lag_seconds"), "p95"),
+        ],
+        unit="s",
+        w=8,
+    )
+    lay.panel("Broker reachable", [("ragmon_broker_up", "{{instance}}")], w=8)
+    lay.panel(
+        "Alert notifications",
+        [(_rate("ragmon_alert_notifications_total", "sink, outcome"), "{{sink}} {{outcome}}")],
+        unit="reqps",
+    )
+
+    return {
+        "uid": DASHBOARD_UID,
+        "title": "ragmon: citations and hallucinations",
+        "description": "Live citation validity, claim support and hallucination rates of RAG answers.",
+        "tags": ["ragmon"],
+        "timezone": "browser",
+        "editable": True,
+        "graphTooltip": 1,
+        "schemaVersion": SCHEMA_VERSION,
+        "version": 1,
+        "refresh": "30s",
+        "time": {"from": "now-1h", "to": "now"},
+        "timepicker": {},
+        "fiscalYearStartMonth": 0,
+        "liveNow": False,
+        "links": [],
+        "annotations": {
+            "list": [
+                {
+                    "builtIn": 1,
+                    "datasource": {"type": "grafana", "uid": "-- Grafana --"},
+                    "enable": True,
+                    "hide": True,
+                    "iconColor": "rgba(0, 211, 255, 1)",
+                    "name": "Annotations & Alerts",
+                    "type": "dashboard",
+                },
+                {
+                    "datasource": {"type": "grafana", "uid": "-- Grafana --"},
+                    "enable": True,
+                    "hide": False,
+                    "iconColor": "red",
+                    "name": "ragmon alerts",
+                    "target": {"type": "tags", "tags": ["ragmon"], "matchAny": False, "limit": 100},
+                },
+            ]
+        },
+        "templating": {
+            "list": [
+                {
+                    "name": "datasource",
+                    "label": "Data source",
+                    "type": "datasource",
+                    "query": "prometheus",
+                    "current": {},
+                    "hide": 0,
+                    "refresh": 1,
+                    "regex": "",
+                    "options": [],
+                },
+                {
+                    "name": "app",
+                    "label": "App",
+                    "type": "query",
+                    "datasource": _DS,
+                    "query": {"query": "label_values(ragmon_events_total, app)", "refId": "app"},
+                    "definition": "label_values(ragmon_events_total, app)",
+                    "refresh": 2,
+                    "multi": True,
+                    "includeAll": True,
+                    "allValue": ".*",
+                    "current": {},
+                    "hide": 0,
+                    "sort": 1,
+                    "options": [],
+                },
+            ]
+        },
+        "panels": lay.panels,
+    }
+
+
+def dashboard_exprs(dashboard: dict[str, Any]) -> list[tuple[str, str]]:
+    """(panel title, PromQL) of every query in a dashboard, template variables left in."""
+    found: list[tuple[str, str]] = []
+    for panel in dashboard.get("panels", []):
+        for target in panel.get("targets", []):
+            if target.get("expr"):
+                found.append((panel["title"], target["expr"]))
+    for var in dashboard.get("templating", {}).get("list", []):
+        query = var.get("query")
+        if isinstance(query, dict) and query.get("query"):
+            found.append((f"variable {var['name']}", query["query"]))
+    return found

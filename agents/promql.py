@@ -1,0 +1,170 @@
+"""PromQL for every alert figure: the one source of the Prometheus rules and Grafana alert rules.
+
+Ratios come from counters summed over every worker (`sum(rate(..)) / sum(rate(..))`), so they
+hold however many workers run. Hallucination and coverage have no counter pair that reproduces
+their definition (uncited and invalid-only claims count as unsupported), so they read the
+aggregate agent's rolling gauges, which exactly one worker exports per app.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from monitor.alerts import AlertRule, format_duration
+
+JOB = "ragmon"
+_CLAIM_DECIDED = "supported|partially_supported|not_supported"
+
+
+@dataclass(frozen=True)
+class FigureQuery:
+    value: str  # the figure, one series per app (or one global series)
+    enough: str  # non-empty where the window holds at least min_events
+    per_app: bool
+
+
+def _sel(*matchers: str) -> str:
+    parts = [m for m in matchers if m]
+    return "{" + ",".join(parts) + "}" if parts else ""
+
+
+def _apps(apps: tuple[str, ...]) -> str:
+    return f'app=~"{"|".join(apps)}"' if apps else ""
+
+
+def figure_query(
+    figure: str, window: str, apps: tuple[str, ...] = (), min_events: int = 1
+) -> FigureQuery:
+    a = _apps(apps)
+
+    def rate(metric: str, *matchers: str, by_app: bool = True) -> str:
+        by = "sum by (app) " if by_app else "sum"
+        return f"{by}(rate({metric}{_sel(*matchers, a if by_app else '')}[{window}]))"
+
+    app_events = f"sum by (app) (increase(ragmon_events_total{_sel(a)}[{window}])) >= {min_events}"
+    gauge_events = f"max by (app) (ragmon_window_events{_sel(a)}) >= {min_events}"
+    if figure == "validity":
+        valid = rate("ragmon_citations_total", 'status="valid"')
+        return FigureQuery(f"{valid} / {rate('ragmon_citations_total')}", app_events, True)
+    if figure == "support":
+        supported = rate("ragmon_claims_total", 'verdict="supported"')
+        decided = rate("ragmon_claims_total", f'verdict=~"{_CLAIM_DECIDED}"')
+        return FigureQuery(f"{supported} / {decided}", app_events, True)
+    if figure in ("hallucination", "coverage"):
+        return FigureQuery(f"max by (app) (ragmon_{figure}_ratio{_sel(a)})", gauge_events, True)
+    if figure == "judge_error_rate":
+        failed = rate("ragmon_judge_requests_total", 'outcome!="ok"', by_app=False)
+        value = f"{failed} / {rate('ragmon_judge_requests_total', by_app=False)}"
+        enough = f"sum(increase(ragmon_judge_requests_total[{window}])) >= {min_events}"
+        return FigureQuery(value, enough, False)
+    if figure == "dlq_rate":
+        value = f"{rate('ragmon_dlq_total', by_app=False)} / {rate('ragmon_events_total', by_app=False)}"
+        enough = f"sum(increase(ragmon_events_total[{window}])) >= {min_events}"
+        return FigureQuery(value, enough, False)
+    raise ValueError(f"no PromQL for figure {figure!r}")
+
+
+def alert_name(rule: AlertRule) -> str:
+    """`validity_low` → `RagmonValidityLow`."""
+    return "Ragmon" + "".join(part.capitalize() for part in rule.name.split("_"))
+
+
+def _cmp(rule: AlertRule, threshold: float) -> str:
+    return f"{'<' if rule.op == 'below' else '>'} {threshold:g}"
+
+
+def rule_query(rule: AlertRule) -> FigureQuery:
+    return figure_query(
+        rule.figure, format_duration(rule.window_seconds), rule.apps, rule.min_events
+    )
+
+
+def grafana_expr(rule: AlertRule) -> str:
+    """The figure where the window holds enough events; Grafana applies the thresholds."""
+    q = rule_query(rule)
+    on = "on(app)" if q.per_app else "on()"
+    return f"({q.value}) and {on} ({q.enough})"
+
+
+def prometheus_expr(rule: AlertRule) -> str:
+    """Breach with enough events, or (hysteresis) still short of the resolve threshold while firing."""
+    q = rule_query(rule)
+    on = "on(app)" if q.per_app else "on()"
+    breach = f"(({q.value}) {_cmp(rule, rule.threshold)}) and {on} ({q.enough})"
+    if rule.resolve_threshold == rule.threshold:
+        return breach
+    firing = f'ALERTS{{alertname="{alert_name(rule)}",alertstate="firing"}}'
+    held = f"(({q.value}) {_cmp(rule, rule.resolve_threshold)}) and {on} {firing}"
+    return f"(\n  {breach}\n)\nor\n(\n  {held}\n)"
+
+
+def _description(rule: AlertRule) -> str:
+    where = "{{ $labels.app }}" if rule_query(rule).per_app else "all apps"
+    side = "below" if rule.op == "below" else "above"
+    return (
+        f"{rule.figure} is {{{{ $value | humanizePercentage }}}} for {where} over "
+        f"{format_duration(rule.window_seconds)} ({side} {rule.threshold:g}; resolves at "
+        f"{rule.resolve_threshold:g})."
+    )
+
+
+def prometheus_rules(rules: tuple[AlertRule, ...], job: str = JOB) -> dict[str, Any]:
+    """The deploy/prometheus/rules.yml document for these rules."""
+    recording: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for rule in rules:
+        window = format_duration(rule.window_seconds)
+        level = "app:" if rule_query(rule).per_app else ""
+        record = f"{level}ragmon_{rule.figure}:ratio{window}"
+        if record not in seen:
+            seen.add(record)
+            recording.append({"record": record, "expr": figure_query(rule.figure, window).value})
+    alerts: list[dict[str, Any]] = [
+        {
+            "alert": alert_name(rule),
+            "expr": prometheus_expr(rule),
+            "for": format_duration(rule.for_seconds),
+            "labels": {"severity": rule.severity, "ragmon_rule": rule.name},
+            "annotations": {
+                "summary": rule.summary or rule.name,
+                "description": _description(rule),
+            },
+        }
+        for rule in rules
+    ]
+    alerts.append(
+        {
+            "alert": "RagmonNotReporting",
+            "expr": f'absent(up{{job="{job}"}} == 1)',
+            "for": "5m",
+            "labels": {"severity": "critical", "ragmon_rule": "not_reporting"},
+            "annotations": {
+                "summary": "No ragmon worker is being scraped successfully",
+                "description": f'No target of job "{job}" has been up for 5 minutes: ragmon metrics and alerts are blind.',
+            },
+        }
+    )
+    alerts.append(
+        {
+            "alert": "RagmonWorkerDown",
+            "expr": f'up{{job="{job}"}} == 0',
+            "for": "5m",
+            "labels": {"severity": "warning", "ragmon_rule": "worker_down"},
+            "annotations": {
+                "summary": "A ragmon worker is not answering scrapes",
+                "description": "{{ $labels.instance }} has been down for 5 minutes.",
+            },
+        }
+    )
+    return {
+        "groups": [
+            {"name": "ragmon-recording", "interval": "30s", "rules": recording},
+            {"name": "ragmon-alerts", "rules": alerts},
+        ]
+    }
+
+
+def not_reporting_expr(job: str = JOB) -> str:
+    """For Grafana: the number of ragmon targets up (alerting below 1, and on no data)."""
+    return f'sum(up{{job="{job}"}})'
