@@ -202,6 +202,12 @@ class Settings(BaseSettings):
     grafana_folder: str = "ragmon"
     #: RAGMON_RULES_FILE: YAML alert rules; empty = built-in defaults.
     rules_file: str | None = None
+    #: RAGMON_GRAFANA_TIMEOUT_SECONDS: per HTTP call; a slow Grafana never blocks the stream.
+    grafana_timeout_seconds: float = Field(default=5.0, gt=0)
+    #: RAGMON_GRAFANA_DATASOURCE_UID: the Prometheus data source the alert rules query.
+    grafana_datasource_uid: str = "ragmon-prometheus"
+    #: RAGMON_GRAFANA_QUEUE_SIZE: pending notifications kept while Grafana is down.
+    grafana_queue_size: int = Field(default=100, ge=1)
 
     @classmethod
     def settings_customise_sources(
