@@ -1,0 +1,156 @@
+"""Alert glue for the aggregate agent: evaluate rules on each window update, keep the state in a
+table, drive `ragmon_alert_firing`, and hand transitions to Grafana (or the log).
+
+Usage from the aggregate agent (one owner per app, since `scores` is partitioned by app):
+
+    alerting = build_alerting(settings, metrics, store=alert_table)   # a Faust Table keyed by app
+    alerting.observe(WindowFigures.from_counts(app, at, events=..., ...), examples=failing_ids)
+    alerting.restore(app)   # on partition assignment: gauge from the stored state, no notification
+    alerting.forget(app)    # on partition revoke: drop this worker's gauge series
+
+The state is a plain dict per app, reassigned (never mutated in place) so a Faust table writes
+it to its changelog; a new owner after a rebalance continues from it without re-notifying.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import MutableMapping, Sequence
+from dataclasses import replace
+from typing import Any, Protocol
+
+import structlog
+
+from agents.metrics import Metrics
+from monitor.alerts import (
+    AlertRule,
+    AlertState,
+    Transition,
+    WindowFigures,
+    evaluate_rules,
+    load_rules,
+)
+from monitor.settings import Settings
+
+log = structlog.get_logger("ragmon.alerts")
+
+MAX_EXAMPLES = 5
+
+
+class Notifier(Protocol):
+    def submit(self, transition: Transition) -> None: ...
+
+    def close(self, timeout: float = 5.0) -> None: ...
+
+
+class Alerting:
+    def __init__(
+        self,
+        rules: tuple[AlertRule, ...],
+        metrics: Metrics | None = None,
+        notifier: Notifier | None = None,
+        store: MutableMapping[str, Any] | None = None,
+    ) -> None:
+        self.rules = rules
+        self.metrics = metrics
+        self.notifier = notifier
+        self.store: MutableMapping[str, Any] = store if store is not None else {}
+
+    def _set_gauges(self, app: str, states: dict[str, Any]) -> None:
+        if self.metrics is None:
+            return
+        for rule in self.rules:
+            if rule.applies_to(app):
+                firing = AlertState.from_dict(states.get(rule.name)).status == "firing"
+                self.metrics.alert_firing.labels(rule=rule.name, app=app).set(1 if firing else 0)
+
+    def observe(self, figures: WindowFigures, examples: Sequence[str] = ()) -> list[Transition]:
+        """Evaluate every rule on one app's current window; returns the transitions."""
+        before = dict(self.store.get(figures.app) or {})
+        states, transitions = evaluate_rules(self.rules, before, figures)
+        if states != before:
+            self.store[figures.app] = states
+        self._set_gauges(figures.app, states)
+        sample = tuple(examples[:MAX_EXAMPLES])
+        for transition in transitions:
+            transition = replace(transition, examples=sample)
+            log.warning(
+                "alert " + transition.kind,
+                rule=transition.rule.name,
+                app=transition.app,
+                severity=transition.rule.severity,
+                figure=transition.rule.figure,
+                value=round(transition.value, 4),
+                threshold=transition.rule.threshold,
+                resolve_at=transition.rule.resolve_threshold,
+                events=figures.events,
+                since=transition.started_at,
+                notification_id=transition.notification_id,
+                examples=list(sample),
+            )
+            if self.notifier is not None:
+                self.notifier.submit(transition)
+            elif self.metrics is not None:
+                self.metrics.alert_notifications.labels(sink="log", outcome="sent").inc()
+        return transitions
+
+    def restore(self, app: str) -> None:
+        """After taking over an app: export its stored alert state, notify nothing."""
+        self._set_gauges(app, dict(self.store.get(app) or {}))
+
+    def forget(self, app: str) -> None:
+        """After losing an app to another worker: its gauges are that worker's to export."""
+        if self.metrics is None:
+            return
+        for rule in self.rules:
+            with contextlib.suppress(KeyError):
+                self.metrics.alert_firing.remove(rule.name, app)
+
+    def firing(self) -> list[tuple[str, str]]:
+        """(rule, app) pairs firing in the stored state of the apps this worker holds."""
+        return [
+            (rule, app)
+            for app, states in list(self.store.items())
+            for rule, state in (states or {}).items()
+            if AlertState.from_dict(state).status == "firing"
+        ]
+
+    def close(self, timeout: float = 5.0) -> None:
+        if self.notifier is not None:
+            self.notifier.close(timeout)
+
+
+def build_notifier(settings: Settings, metrics: Metrics | None) -> Notifier | None:
+    """A Grafana notifier when RAGMON_GRAFANA_URL is set; None means the structured log only."""
+    if not settings.grafana_url:
+        return None
+    from agents.grafana_client import Grafana, GrafanaNotifier
+
+    token = settings.grafana_token.get_secret_value() if settings.grafana_token else None
+    grafana = Grafana(
+        settings.grafana_url,
+        token,
+        org_id=settings.grafana_org_id,
+        timeout=settings.grafana_timeout_seconds,
+    )
+    return GrafanaNotifier(grafana, metrics, queue_size=settings.grafana_queue_size)
+
+
+def build_alerting(
+    settings: Settings,
+    metrics: Metrics | None,
+    store: MutableMapping[str, Any] | None = None,
+    notifier: Notifier | None = None,
+) -> Alerting:
+    rules = load_rules(settings.rules_file)
+    for rule in rules:
+        if rule.window_seconds != settings.window_seconds:
+            log.warning(
+                "rule window differs from the aggregate window; in-stream evaluation uses the latter",
+                rule=rule.name,
+                rule_window=rule.window_seconds,
+                aggregate_window=settings.window_seconds,
+            )
+    if notifier is None:
+        notifier = build_notifier(settings, metrics)
+    return Alerting(rules, metrics, notifier, store)
