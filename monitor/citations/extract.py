@@ -30,24 +30,24 @@ SEGMENT_SEARCH_SLACK = 4096  # how far past the expected position a segment's te
 _BRACKET = re.compile(rf"\[([^\[\]\n]{{0,{MAX_BRACKET_CHARS}}})\]")
 
 
-class _Capped(Exception):
-    """Internal: the citation cap was reached."""
-
-
 class _Out:
     def __init__(self, cap: int) -> None:
         self.cap = max(0, cap)
         self.items: list[Citation] = []
         self.notes: list[str] = []
 
-    def next_index(self) -> int:
-        if len(self.items) >= self.cap:
-            self.notes.append(f"too_many_citations: capped at {self.cap}")
-            raise _Capped
-        return len(self.items)
+    @property
+    def room(self) -> int:
+        return self.cap - len(self.items)
 
-    def add(self, citation: Citation) -> None:
-        self.items.append(citation)
+    def extend(self, citations: list[Citation]) -> bool:
+        """Append up to the cap; False (and a note) once citations had to be dropped."""
+        room = self.room
+        self.items.extend(citations[:room])
+        if len(citations) > room:
+            self.notes.append(f"too_many_citations: capped at {self.cap}")
+            return False
+        return True
 
 
 def extract_citations(
@@ -55,13 +55,10 @@ def extract_citations(
 ) -> tuple[list[Citation], list[str]]:
     """Citations with `index` 0..n-1 plus notes; segments, when present, replace inline ones."""
     out = _Out(options.max_citations)
-    try:
-        if event.segments is not None:
-            _segment_citations(event, out)
-        else:
-            _inline_citations(event, out)
-    except _Capped:
-        pass
+    if event.segments is not None:
+        _segment_citations(event, out)
+    else:
+        _inline_citations(event, out)
     return out.items, out.notes
 
 
@@ -75,11 +72,13 @@ def _segment_citations(event: AnswerEvent, out: _Out) -> None:
             pos = end
         else:
             start = end = 0
-        for cid in seg.citations:
+        base = len(out.items)
+        batch = []
+        for k, cid in enumerate(seg.citations[: out.room + 1]):
             number = cid if isinstance(cid, int) and not isinstance(cid, bool) else None
-            out.add(
+            batch.append(
                 Citation(
-                    index=out.next_index(),
+                    index=base + k,
                     raw=str(cid),
                     format="segment",
                     start=start,
@@ -90,6 +89,8 @@ def _segment_citations(event: AnswerEvent, out: _Out) -> None:
                     segment=i,
                 )
             )
+        if not out.extend(batch):
+            return
 
 
 def _is_ident(ch: str) -> bool:
@@ -140,14 +141,16 @@ def _inline_citations(event: AnswerEvent, out: _Out) -> None:
         if gap is None or (gap and (not gap.isspace() or "\n" in gap)):
             group += 1
         last_end = end
-        _emit(out, parsed, m.group(0), start, end, group)
+        if not out.extend(_build(parsed, m.group(0), start, end, group, len(out.items))):
+            return
 
 
-def _emit(out: _Out, p: Parsed, raw: str, start: int, end: int, group: int) -> None:
+def _build(p: Parsed, raw: str, start: int, end: int, group: int, base: int) -> list[Citation]:
+    """The Citations of one bracket, numbered from `base`."""
     if p.malformed is not None:
-        out.add(
+        return [
             Citation(
-                index=out.next_index(),
+                index=base,
                 raw=raw,
                 format=p.format,
                 start=start,
@@ -156,26 +159,27 @@ def _emit(out: _Out, p: Parsed, raw: str, start: int, end: int, group: int) -> N
                 doc_ref=p.doc_ref,
                 malformed=p.malformed,
             )
+        ]
+    if p.format == "numeric":
+        return [
+            Citation(base + k, raw, "numeric", start, end, group, number=n)
+            for k, n in enumerate(p.numbers)
+        ]
+    if p.format == "json_path":
+        return [Citation(base, raw, "json_path", start, end, group, path=p.path)]
+    return [
+        Citation(
+            index=base + k,
+            raw=raw,
+            format=p.format,
+            start=start,
+            end=end,
+            group=group,
+            doc_ref=p.doc_ref,
+            page=p.page,
+            range_start=a,
+            range_end=b,
+            excerpt=p.excerpt,
         )
-    elif p.format == "numeric":
-        for n in p.numbers:
-            out.add(Citation(out.next_index(), raw, "numeric", start, end, group, number=n))
-    elif p.format == "json_path":
-        out.add(Citation(out.next_index(), raw, "json_path", start, end, group, path=p.path))
-    else:
-        for a, b in p.ranges:
-            out.add(
-                Citation(
-                    index=out.next_index(),
-                    raw=raw,
-                    format=p.format,
-                    start=start,
-                    end=end,
-                    group=group,
-                    doc_ref=p.doc_ref,
-                    page=p.page,
-                    range_start=a,
-                    range_end=b,
-                    excerpt=p.excerpt,
-                )
-            )
+        for k, (a, b) in enumerate(p.ranges)
+    ]
