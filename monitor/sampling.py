@@ -77,10 +77,12 @@ class TokenBucket:
         self._tokens = min(self.capacity, self._tokens + delta)
 
     def reconfigure(self, capacity: float, rate: float) -> None:
+        """New size; the share of the bucket already used stays used."""
         self._refill()
+        fill = self._tokens / self.capacity if self.capacity else 1.0
         self.capacity = float(capacity)
         self.rate = float(rate)
-        self._tokens = min(self._tokens, self.capacity)
+        self._tokens = fill * self.capacity
 
 
 class Budget:

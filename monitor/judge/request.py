@@ -82,35 +82,33 @@ class JudgeRequest:
 
 
 def _passages(text: str) -> list[str]:
-    return [m.group(0) for m in _PASSAGE.finditer(text) if m.group(0).strip()]
+    return [m.group(0).strip() for m in _PASSAGE.finditer(text) if m.group(0).strip()]
 
 
 def select_evidence(text: str, claim: str, max_chars: int) -> str:
-    """`text` if it fits, else its passages sharing most words with the claim, in order."""
+    """`text` if it fits, else the passages sharing words with the claim (most shared first,
+    as many as fit), in document order; the head of the text when no passage shares any."""
     if len(text) <= max_chars:
         return text
     wanted = {w.lower() for w in _WORD.findall(claim)}
     passages = _passages(text)
-    ranked = sorted(
-        range(len(passages)),
-        key=lambda i: (-len(wanted & {w.lower() for w in _WORD.findall(passages[i])}), i),
-    )
+    overlap = [len(wanted & {w.lower() for w in _WORD.findall(p)}) for p in passages]
+    ranked = sorted((i for i in range(len(passages)) if overlap[i]), key=lambda i: (-overlap[i], i))
     keep: set[int] = set()
     used = 0
     for i in ranked:
         size = len(passages[i]) + 3
-        if used + size > max_chars:
-            continue
-        keep.add(i)
-        used += size
-    if not keep:  # one enormous passage: its head
+        if used + size <= max_chars:
+            keep.add(i)
+            used += size
+    if not keep:
         return text[:max_chars]
     out: list[str] = []
     for i in sorted(keep):
-        if out and i - 1 not in keep:
-            out.append(" … ")
+        if out:
+            out.append(" " if i - 1 in keep else " … ")
         out.append(passages[i])
-    return "".join(out).strip()
+    return "".join(out)
 
 
 def claim_text(result: ClaimResult, verdict: Verdict) -> str:

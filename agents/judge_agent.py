@@ -1,0 +1,233 @@
+"""The judge agent: consumes `judge-requests`, calls the LLM with bounded concurrency, publishes
+to `verdicts`, counts claims under tier `judge`, keeps canary agreement gauges, feeds the audit.
+
+`submit` never awaits: a full queue drops the request and counts it (`judge_dropped_total
+{reason="queue_full"}`), so neither the Faust consumer nor the check path waits on the LLM.
+
+Wiring (the app factory)::
+
+    runner = build_judge_runner(settings, metrics, app_label,
+                                publish=topic_publisher(verdicts_topic),
+                                audit=topic_publisher(audit_topic))
+    attach_judge_agent(app, runner, judge_requests_topic)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import structlog
+
+from agents.metrics import Metrics
+from monitor.judge.answer import AgreementWindow, says_supported
+from monitor.judge.client import AnswerOutcome, JudgeClient
+from monitor.judge.config import JudgeConfig
+from monitor.judge.record import judge_record
+from monitor.judge.request import JudgeRequest, RequestInvalid, parse_request
+from monitor.sampling import Budget
+
+log = structlog.get_logger("ragmon.judge")
+
+Publish = Callable[[dict[str, Any]], Awaitable[Any]]
+
+
+class MetricsObserver:
+    """JudgeObserver → Prometheus."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        self.m = metrics
+
+    def call(self, model: str, outcome: str) -> None:
+        self.m.judge_requests.labels(model=model, outcome=outcome).inc()
+
+    def attempt(
+        self, model: str, seconds: float, tokens_in: int, tokens_out: int, cost_usd: float
+    ) -> None:
+        self.m.judge_latency.labels(model=model).observe(seconds)
+        if tokens_in:
+            self.m.judge_tokens.labels(model=model, direction="in").inc(tokens_in)
+        if tokens_out:
+            self.m.judge_tokens.labels(model=model, direction="out").inc(tokens_out)
+        if cost_usd:
+            self.m.judge_cost.labels(model=model).inc(cost_usd)
+
+    def retry(self, model: str, reason: str) -> None:
+        self.m.judge_retries.labels(model=model, reason=reason).inc()
+
+    def cache(self, hit: bool) -> None:
+        self.m.judge_cache.labels(result="hit" if hit else "miss").inc()
+
+
+class JudgeRunner:
+    def __init__(
+        self,
+        client: JudgeClient,
+        metrics: Metrics,
+        *,
+        concurrency: int = 4,
+        queue_size: int = 100,
+        publish: Publish | None = None,
+        audit: Publish | None = None,
+        app_label: Callable[[str | None], str] | None = None,
+        canary_window: int = 200,
+    ) -> None:
+        self.client = client
+        self.metrics = metrics
+        self.concurrency = concurrency
+        self.queue: asyncio.Queue[JudgeRequest] = asyncio.Queue(maxsize=queue_size)
+        self.publish = publish
+        self.audit = audit
+        self.app_label = app_label or (lambda app: app or "other")
+        self.judge_agreement = AgreementWindow(canary_window)
+        self.cheap_agreement = AgreementWindow(canary_window)
+        self.max_depth = 0  # highest queue depth seen (benchmarks report it)
+        self._tasks: list[asyncio.Task[None]] = []
+
+    # --- intake: never blocks ----------------------------------------------------------------
+
+    def submit(self, value: Mapping[str, Any] | JudgeRequest | Any) -> bool:
+        try:
+            request = value if isinstance(value, JudgeRequest) else parse_request(value)
+        except RequestInvalid as exc:
+            self.metrics.judge_dropped.labels(reason="invalid_request").inc()
+            log.warning("judge request dropped", reason="invalid_request", detail=str(exc))
+            return False
+        self._ensure_started()
+        try:
+            self.queue.put_nowait(request)
+        except asyncio.QueueFull:
+            self.metrics.judge_dropped.labels(reason="queue_full").inc()
+            return False
+        depth = self.queue.qsize()
+        self.max_depth = max(self.max_depth, depth)
+        self.metrics.judge_queue_depth.set(depth)
+        return True
+
+    # --- workers -----------------------------------------------------------------------------
+
+    def _ensure_started(self) -> None:
+        if not self._tasks:
+            self._tasks = [
+                asyncio.ensure_future(self._work()) for _ in range(max(1, self.concurrency))
+            ]
+
+    async def _work(self) -> None:
+        while True:
+            request = await self.queue.get()
+            self.metrics.judge_queue_depth.set(self.queue.qsize())
+            try:
+                await self.process(request)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # one bad request must not stop judging
+                log.exception("judge request failed", event_id=request.event_id)
+            finally:
+                self.queue.task_done()
+
+    async def join(self) -> None:
+        """Wait until every queued request has been processed (tests, benchmarks, shutdown)."""
+        await self.queue.join()
+
+    async def stop(self, close_client: bool = True) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks = []
+        if close_client:
+            await self.client.aclose()
+
+    # --- one request -------------------------------------------------------------------------
+
+    async def process(self, request: JudgeRequest) -> dict[str, Any]:
+        outcomes = await self.client.judge([i.pair for i in request.items])
+        answer: AnswerOutcome | None = None
+        if request.gold_answer and request.answer:
+            answer = await self.client.judge_answer(
+                request.question, request.answer, request.gold_answer
+            )
+        record = judge_record(request, outcomes, answer, time.time())
+        app = self.app_label(request.app)
+        for entry in record["claims"]:
+            if entry["verdict"] is not None:
+                self.metrics.claims.labels(app=app, verdict=entry["verdict"], tier="judge").inc()
+        if request.gold_label:
+            self._canary(app, request, record)
+        if self.publish is not None:
+            await self.publish(record)
+        if self.audit is not None:
+            await self.audit({"reason": "judge", **record})
+            self.metrics.audit_records.labels(reason="judge").inc()
+        return record
+
+    def _canary(self, app: str, request: JudgeRequest, record: dict[str, Any]) -> None:
+        label = request.gold_label or ""
+        judged = self.judge_agreement.observe(
+            app, says_supported(c["verdict"] for c in record["claims"]), label
+        )
+        cheap = self.cheap_agreement.observe(
+            app, says_supported(i.cheap_verdict for i in request.items), label
+        )
+        if judged is not None:
+            self.metrics.judge_agreement_ratio.labels(app=app).set(judged)
+        if cheap is not None:
+            self.metrics.cheap_agreement_ratio.labels(app=app).set(cheap)
+
+
+def build_judge_runner(
+    settings: Any,
+    metrics: Metrics,
+    app_label: Callable[[str | None], str] | None = None,
+    *,
+    publish: Publish | None = None,
+    audit: Publish | None = None,
+    client: Any = None,
+) -> JudgeRunner:
+    """A runner configured from the settings object (budgets enforced on real calls too)."""
+    config = JudgeConfig.from_settings(settings)
+    judge = JudgeClient(
+        config,
+        observer=MetricsObserver(metrics),
+        budget=Budget(settings.judge_calls_per_minute, settings.judge_tokens_per_hour),
+        client=client,
+    )
+    return JudgeRunner(
+        judge,
+        metrics,
+        concurrency=settings.judge_concurrency,
+        queue_size=settings.judge_queue_size,
+        publish=publish,
+        audit=audit,
+        app_label=app_label,
+    )
+
+
+def topic_publisher(topic: Any) -> Publish:
+    """Publish records to a Faust topic, keyed by event id."""
+
+    async def send(record: dict[str, Any]) -> None:
+        key = str(record.get("event_id") or "").encode()
+        await topic.send(key=key, value=record)
+
+    return send
+
+
+def attach_judge_agent(app: Any, runner: JudgeRunner, requests_topic: Any) -> Any:
+    """Register the judge agent on a Faust app; the runner stops with the app."""
+
+    async def judge(stream: Any) -> None:
+        async for value in stream:
+            runner.submit(value)
+
+    agent = app.agent(requests_topic, name="ragmon.judge")(judge)
+
+    async def _stop(*_: Any, **__: Any) -> None:
+        await runner.stop()
+
+    app.on_before_shutdown.connect(_stop)
+    return agent

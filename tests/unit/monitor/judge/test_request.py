@@ -1,0 +1,116 @@
+"""Judge requests: which claims, what evidence, the plan on the check path, the record."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from monitor.judge.answer import AgreementWindow, overall_score, says_supported
+from monitor.judge.client import AnswerOutcome, PairOutcome
+from monitor.judge.plan import plan_judge_request
+from monitor.judge.record import judge_record
+from monitor.judge.request import (
+    RequestInvalid,
+    build_request,
+    judge_items,
+    parse_request,
+    select_evidence,
+)
+from monitor.judge.schema import AnswerVerdict, PairVerdict
+from monitor.sampling import Sampler, SamplingPolicy
+from tests.unit.monitor.judge.helpers import DOC, event, verdict
+
+
+def test_items_are_claims_with_valid_evidence_and_no_markers() -> None:
+    items = judge_items(verdict())
+    assert [i.claim_index for i in items] == [0, 1]
+    assert items[0].claim == "Revenue grew 5% in 2023 ."
+    assert items[0].evidence == "(source: 1)\n" + DOC.text
+    assert items[1].evidence == "(source: 1)\nThe premium is 900 dollars."
+    assert (items[1].cheap_verdict, items[1].cheap_score) == ("not_supported", 0.2)
+    # an invalid citation is no evidence: the claim is not sent
+    assert [i.claim_index for i in judge_items(verdict(second_valid=False))] == [0]
+
+
+def test_long_evidence_keeps_the_passages_about_the_claim_in_order() -> None:
+    filler = " ".join(f"Filler sentence number {n} talks about weather." for n in range(40))
+    text = filler + " The premium is 900 dollars per year. " + filler + " Premium changes yearly."
+    got = select_evidence(text, "The premium is 1200 dollars per year", max_chars=120)
+    assert got == "The premium is 900 dollars per year. … Premium changes yearly."
+    assert select_evidence("short", "x", 100) == "short"
+    assert select_evidence("x" * 500, "y", 200) == "x" * 200  # one huge passage: its head
+
+
+def test_request_round_trip_through_json() -> None:
+    ev = event(gold_answer="Revenue grew 5%.", gold_label="partially_supported")
+    req = build_request(ev, verdict(), judge_items(verdict()), "canary", now=123.0)
+    back = parse_request(json.loads(json.dumps(req.to_dict())))
+    assert back == req
+    assert req.answer == ev.answer and req.gold_answer == "Revenue grew 5%."
+    assert req.est_tokens > 0
+    plain = build_request(event(), verdict(), (), "base", now=1.0)
+    assert plain.answer is None and plain.gold_answer is None  # no reference: no answer text
+
+
+@pytest.mark.parametrize("bad", [None, [], "x", {"v": 2, "items": []}, {"v": 1},
+                                 {"v": 1, "items": [{"claim_index": "0"}]},
+                                 {"v": 1, "items": [], "event_id": 5}])
+def test_malformed_requests_are_refused(bad: object) -> None:
+    with pytest.raises(RequestInvalid):
+        parse_request(bad)
+
+
+def test_plan_hashes_first_then_budgets() -> None:
+    sampler = Sampler(SamplingPolicy(base_rate=0.0, oversample_rate=0.0, calls_per_minute=1,
+                                     tokens_per_hour=0, fairness=False))
+    req, d = plan_judge_request(event(), verdict(), sampler)
+    assert req is None and d.reason == "not_sampled"
+    canary = event(gold_label="supported")
+    req, d = plan_judge_request(canary, verdict(), sampler, now=5.0)
+    assert req is not None and d.reason == "canary" and req.reason == "canary"
+    assert [i.claim_index for i in req.items] == [0, 1]
+    req, d = plan_judge_request(event("ev-2", gold_label="supported"), verdict("ev-2"), sampler)
+    assert req is None and d.reason == "budget_calls" and d.dropped
+
+
+def pv(cid: int, judgement: str, conf: str = "high") -> PairVerdict:
+    return PairVerdict(cid, judgement, judgement == "ENTAILMENT",  # type: ignore[arg-type]
+                       {"ENTAILMENT": 0.9, "NEUTRAL": 0.5, "CONTRADICTION": 0.1}[judgement],
+                       conf, "because")  # type: ignore[arg-type]
+
+
+def test_overall_score_follows_seed_004() -> None:
+    ans = AnswerVerdict("PARTIALLY_CORRECT", 0.6, 0.8, (), "r")
+    # supports 1.0 and 0.5 → mean 0.75; 0.75*0.5 + 0.8*0.25 + 0.6*0.25 = 0.725
+    assert overall_score([1.0, 0.5], ans) == pytest.approx(0.725)
+    assert overall_score([], ans) is None
+
+
+def test_record_never_turns_a_failure_into_a_verdict() -> None:
+    ev = event(gold_answer="Revenue grew 5%.", gold_label="supported")
+    req = build_request(ev, verdict(), judge_items(verdict()), "canary", now=100.0)
+    outcomes = [PairOutcome("ok", pv(1, "ENTAILMENT"), "m"), PairOutcome("judge_error", model="m")]
+    ans = AnswerOutcome("ok", AnswerVerdict("CORRECT", 1.0, 0.5, (), "r"), "m")
+    rec = judge_record(req, outcomes, ans, judged_at=102.5)
+    assert rec["outcome"] == "partial" and rec["delay_seconds"] == 2.5
+    assert rec["claims"][0]["verdict"] == "supported" and rec["claims"][0]["tier"] == "judge"
+    assert rec["claims"][1]["verdict"] is None and "score" not in rec["claims"][1]
+    assert rec["answer"]["overall"] == pytest.approx(1.0 * 0.5 + 0.5 * 0.25 + 1.0 * 0.25)
+    timeouts = judge_record(req, [PairOutcome("unverifiable", model="m")] * 2, None, 101.0)
+    assert [c["verdict"] for c in timeouts["claims"]] == ["unverifiable"] * 2
+    assert timeouts["outcome"] == "failed" and timeouts["answer"] is None
+    json.dumps(rec)  # JSON-only
+
+
+def test_canary_agreement_window() -> None:
+    assert says_supported(["supported", "supported", None]) is True
+    assert says_supported(["supported", "partially_supported"]) is False
+    assert says_supported([None, "unverifiable"]) is None
+    w = AgreementWindow(size=3)
+    assert w.observe("a", True, "supported") == 1.0
+    assert w.observe("a", True, "not_supported") == 0.5
+    assert w.observe("a", None, "supported") == 0.5  # undecided: not counted
+    assert w.observe("a", True, "partially_supported") == pytest.approx(2 / 3)  # seed: partial ≥ 2
+    assert w.observe("a", False, "supported") == pytest.approx(1 / 3)  # window of 3 slides
+    assert w.ratio("b") is None

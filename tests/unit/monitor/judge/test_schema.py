@@ -1,0 +1,141 @@
+"""Strict reply validation: exactly the schema, or ReplyInvalid."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import jsonschema
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from monitor.judge.schema import (
+    ANSWER_REPLY_SCHEMA,
+    BATCH_REPLY_SCHEMA,
+    ReplyInvalid,
+    parse_answer_reply,
+    parse_batch_reply,
+    response_format,
+)
+
+
+def item(cid: int = 1, **over: Any) -> dict[str, Any]:
+    base = {"claim_id": cid, "reasoning": "r", "judgement": "ENTAILMENT", "supports": True,
+            "score": 0.9, "confidence": "high"}
+    base.update(over)
+    return base
+
+
+def reply(*items: dict[str, Any]) -> str:
+    return json.dumps({"verdicts": list(items)})
+
+
+def test_valid_batch_in_any_order() -> None:
+    text = reply(item(2, judgement="CONTRADICTION", supports=False, score=0.0, confidence="low"),
+                 item(1, judgement="NEUTRAL", supports=False, score=0.5, confidence="medium"))
+    out = parse_batch_reply(text, (1, 2))
+    assert out[1].verdict == "partially_supported" and out[1].support_score == 0.5
+    assert out[2].verdict == "not_supported" and out[2].confidence_value == 0.4
+    assert parse_batch_reply(reply(item(1, score=1)), (1,))[1].score == 1.0
+
+
+BAD = {
+    "prose before": "Sure! " + reply(item()),
+    "markdown fence": "```json\n" + reply(item()) + "\n```",
+    "two objects": reply(item()) + reply(item()),
+    "array top level": json.dumps([item()]),
+    "empty": "",
+    "null": "null",
+    "extra top key": json.dumps({"verdicts": [item()], "note": "x"}),
+    "extra item key": reply({**item(), "supported": True}),
+    "missing key": reply({k: v for k, v in item().items() if k != "confidence"}),
+    "supports as string": reply(item(supports="true")),
+    "supports as int": reply(item(supports=1)),
+    "score as bool": reply(item(score=True)),
+    "score as string": reply(item(score="0.9")),
+    "score above 1": reply(item(score=1.5)),
+    "score negative": reply(item(score=-0.1)),
+    "NaN score": '{"verdicts": [{"claim_id": 1, "reasoning": "r", "judgement": "ENTAILMENT", '
+                 '"supports": true, "score": NaN, "confidence": "high"}]}',
+    "lower-case judgement": reply(item(judgement="entailment")),
+    "unknown judgement": reply(item(judgement="SUPPORTED")),
+    "unknown confidence": reply(item(confidence="certain")),
+    "supports contradicts judgement": reply(item(judgement="CONTRADICTION", supports=True)),
+    "neutral cannot support": reply(item(judgement="NEUTRAL", supports=True)),
+    "claim id as string": reply(item(cid="1")),  # type: ignore[arg-type]
+    "claim id bool": reply(item(cid=True)),  # type: ignore[arg-type]
+    "wrong id": reply(item(3)),
+    "missing id": reply(item(1)),  # asked for 1 and 2 below
+    "duplicate id": reply(item(1), item(1), item(2)),
+    "duplicate key": '{"verdicts": [], "verdicts": []}',
+    "reasoning not text": reply(item(reasoning=["a"])),
+    "reasoning too long": reply(item(reasoning="x" * 4001)),
+    "verdicts empty": reply(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD))
+def test_anything_but_the_schema_is_rejected(name: str) -> None:
+    ids = (1, 2) if name in ("missing id", "duplicate id") else (1,)
+    with pytest.raises(ReplyInvalid):
+        parse_batch_reply(BAD[name], ids)
+
+
+def test_answer_reply() -> None:
+    good = {"reasoning": "r", "alignment": "PARTIALLY_CORRECT", "correctness_score": 0.5,
+            "interpretability_score": 0.75, "missing_information": ["x"]}
+    v = parse_answer_reply(json.dumps(good))
+    assert (v.alignment, v.correctness_score, v.interpretability_score) == (
+        "PARTIALLY_CORRECT", 0.5, 0.75)
+    for bad in ({**good, "overall": 1}, {**good, "alignment": "RIGHT"},
+                {**good, "missing_information": "x"}, {**good, "correctness_score": 2}):
+        with pytest.raises(ReplyInvalid):
+            parse_answer_reply(json.dumps(bad))
+
+
+_value = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(-1, 2, allow_nan=False)
+    | st.sampled_from(["ENTAILMENT", "NEUTRAL", "CONTRADICTION", "high", "low", "x"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=8,
+)
+_item = st.fixed_dictionaries(
+    {"claim_id": st.sampled_from([1, True, "1", 1.0]),
+     "reasoning": st.sampled_from(["ok", 3]),
+     "judgement": st.sampled_from(["ENTAILMENT", "NEUTRAL", "CONTRADICTION", "YES"]),
+     "supports": st.sampled_from([True, False, 1, "true"]),
+     "score": st.sampled_from([0, 0.5, 1, 1.01, -1, True, "0.5"]),
+     "confidence": st.sampled_from(["high", "medium", "low", "HIGH"])},
+    optional={"extra": _value},
+)
+
+
+@given(_item)
+def test_validator_accepts_only_what_the_json_schema_accepts(obj: dict[str, Any]) -> None:
+    """Where the two overlap (one claim, no cross-field rule) they agree; beyond the JSON
+    Schema the validator also demands supports == (judgement == ENTAILMENT)."""
+    text = json.dumps({"verdicts": [obj]})
+    schema_ok = jsonschema.Draft202012Validator(BATCH_REPLY_SCHEMA).is_valid(json.loads(text))
+    schema_ok = schema_ok and obj["claim_id"] == 1 and not isinstance(obj["claim_id"], float)
+    consistent = obj.get("supports") == (obj.get("judgement") == "ENTAILMENT")
+    try:
+        parse_batch_reply(text, (1,))
+        accepted = True
+    except ReplyInvalid:
+        accepted = False
+    assert accepted == (schema_ok and consistent)
+
+
+def test_the_schemas_are_valid_json_schema() -> None:
+    jsonschema.Draft202012Validator.check_schema(BATCH_REPLY_SCHEMA)
+    jsonschema.Draft202012Validator.check_schema(ANSWER_REPLY_SCHEMA)
+
+
+def test_response_format_kinds() -> None:
+    fmt = response_format("json_schema", BATCH_REPLY_SCHEMA, "judge_batch")
+    assert fmt is not None and fmt["type"] == "json_schema"
+    sent = json.dumps(fmt)
+    assert '"strict": true' in sent and "maximum" not in sent and "$schema" not in sent
+    assert response_format("json_object", BATCH_REPLY_SCHEMA, "x") == {"type": "json_object"}
+    assert response_format("none", BATCH_REPLY_SCHEMA, "x") is None
