@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from email.utils import format_datetime
-from datetime import datetime, timezone
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -23,9 +23,19 @@ class Clock:
 def test_key_depends_on_every_part_and_is_unambiguous() -> None:
     k = cache_key("v1", "m", "claim", "evidence")
     assert k == cache_key("v1", "m", "claim", "evidence")
-    assert len({k, cache_key("v2", "m", "claim", "evidence"), cache_key("v1", "m2", "claim", "evidence"),
-                cache_key("v1", "m", "claim!", "evidence"), cache_key("v1", "m", "claim", "evidence!"),
-                cache_key("v1", "m", "claime", "vidence")}) == 6
+    assert (
+        len(
+            {
+                k,
+                cache_key("v2", "m", "claim", "evidence"),
+                cache_key("v1", "m2", "claim", "evidence"),
+                cache_key("v1", "m", "claim!", "evidence"),
+                cache_key("v1", "m", "claim", "evidence!"),
+                cache_key("v1", "m", "claime", "vidence"),
+            }
+        )
+        == 6
+    )
 
 
 def test_lru_bound_ttl_and_hit_rate() -> None:
@@ -54,8 +64,8 @@ def test_retry_after_forms() -> None:
     assert parse_retry_after({"Retry-After": "2"}, now=0) == 2.0
     assert parse_retry_after({"retry-after": "0.25"}, now=0) == 0.25
     assert parse_retry_after({"retry-after-ms": "1500", "retry-after": "9"}, now=0) == 1.5
-    when = datetime(2030, 1, 1, 0, 0, 30, tzinfo=timezone.utc)
-    now = datetime(2030, 1, 1, 0, 0, 0, tzinfo=timezone.utc).timestamp()
+    when = datetime(2030, 1, 1, 0, 0, 30, tzinfo=UTC)
+    now = datetime(2030, 1, 1, 0, 0, 0, tzinfo=UTC).timestamp()
     assert parse_retry_after({"Retry-After": format_datetime(when, usegmt=True)}, now) == 30.0
     assert parse_retry_after({"Retry-After": format_datetime(when, usegmt=True)}, now + 60) == 0.0
     for bad in ({}, None, {"retry-after": "soon"}, {"retry-after": "-1"}, {"retry-after": "nan"}):
@@ -76,9 +86,16 @@ def test_backoff_honours_retry_after_and_gives_up_beyond_the_cap() -> None:
     assert backoff_delay(0, 0.5, 30, 31.0, lambda: 0.0) is None
 
 
-@given(st.integers(0, 20), st.floats(0.01, 5), st.floats(0.1, 60), st.floats(0, 1),
-       st.none() | st.floats(0, 60))
-def test_backoff_bounds(attempt: int, base: float, cap: float, r: float, after: float | None) -> None:
+@given(
+    st.integers(0, 20),
+    st.floats(0.01, 5),
+    st.floats(0.1, 60),
+    st.floats(0, 1),
+    st.none() | st.floats(0, 60),
+)
+def test_backoff_bounds(
+    attempt: int, base: float, cap: float, r: float, after: float | None
+) -> None:
     d = backoff_delay(attempt, base, cap, after, lambda: r)
     if after is not None and after > cap:
         assert d is None

@@ -53,17 +53,33 @@ def test_request_round_trip_through_json() -> None:
     assert plain.answer is None and plain.gold_answer is None  # no reference: no answer text
 
 
-@pytest.mark.parametrize("bad", [None, [], "x", {"v": 2, "items": []}, {"v": 1},
-                                 {"v": 1, "items": [{"claim_index": "0"}]},
-                                 {"v": 1, "items": [], "event_id": 5}])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        None,
+        [],
+        "x",
+        {"v": 2, "items": []},
+        {"v": 1},
+        {"v": 1, "items": [{"claim_index": "0"}]},
+        {"v": 1, "items": [], "event_id": 5},
+    ],
+)
 def test_malformed_requests_are_refused(bad: object) -> None:
     with pytest.raises(RequestInvalid):
         parse_request(bad)
 
 
 def test_plan_hashes_first_then_budgets() -> None:
-    sampler = Sampler(SamplingPolicy(base_rate=0.0, oversample_rate=0.0, calls_per_minute=1,
-                                     tokens_per_hour=0, fairness=False))
+    sampler = Sampler(
+        SamplingPolicy(
+            base_rate=0.0,
+            oversample_rate=0.0,
+            calls_per_minute=1,
+            tokens_per_hour=0,
+            fairness=False,
+        )
+    )
     req, d = plan_judge_request(event(), verdict(), sampler)
     assert req is None and d.reason == "not_sampled"
     canary = event(gold_label="supported")
@@ -75,9 +91,14 @@ def test_plan_hashes_first_then_budgets() -> None:
 
 
 def pv(cid: int, judgement: str, conf: str = "high") -> PairVerdict:
-    return PairVerdict(cid, judgement, judgement == "ENTAILMENT",  # type: ignore[arg-type]
-                       {"ENTAILMENT": 0.9, "NEUTRAL": 0.5, "CONTRADICTION": 0.1}[judgement],
-                       conf, "because")  # type: ignore[arg-type]
+    return PairVerdict(
+        cid,
+        judgement,
+        judgement == "ENTAILMENT",  # type: ignore[arg-type]
+        {"ENTAILMENT": 0.9, "NEUTRAL": 0.5, "CONTRADICTION": 0.1}[judgement],
+        conf,
+        "because",
+    )  # type: ignore[arg-type]
 
 
 def test_overall_score_follows_seed_004() -> None:

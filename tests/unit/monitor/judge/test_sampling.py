@@ -24,8 +24,14 @@ class FakeClock:
         return self.t
 
 
-def cand(i: int, app: str = "a", doubtful: bool = False, canary: bool = False, claims: int = 1,
-         tokens: int = 100) -> Candidate:
+def cand(
+    i: int,
+    app: str = "a",
+    doubtful: bool = False,
+    canary: bool = False,
+    claims: int = 1,
+    tokens: int = 100,
+) -> Candidate:
     return Candidate(f"ev-{i}", app, claims, tokens, doubtful=doubtful, canary=canary)
 
 
@@ -95,8 +101,9 @@ def test_token_bucket_refills_continuously_up_to_capacity() -> None:
 
 def test_calls_per_minute_budget_drops_and_recovers() -> None:
     clock = FakeClock()
-    s = Sampler(SamplingPolicy(base_rate=1.0, calls_per_minute=6, tokens_per_hour=0,
-                               fairness=False), clock)
+    s = Sampler(
+        SamplingPolicy(base_rate=1.0, calls_per_minute=6, tokens_per_hour=0, fairness=False), clock
+    )
     decisions = [s.decide(cand(i)) for i in range(10)]
     assert [d.sampled for d in decisions] == [True] * 6 + [False] * 4
     assert {d.reason for d in decisions[6:]} == {"budget_calls"}
@@ -107,16 +114,20 @@ def test_calls_per_minute_budget_drops_and_recovers() -> None:
 
 
 def test_calls_are_batches_of_five() -> None:
-    s = Sampler(SamplingPolicy(base_rate=1.0, calls_per_minute=3, tokens_per_hour=0,
-                               fairness=False), FakeClock())
+    s = Sampler(
+        SamplingPolicy(base_rate=1.0, calls_per_minute=3, tokens_per_hour=0, fairness=False),
+        FakeClock(),
+    )
     assert s.decide(cand(1, claims=11)).sampled  # ceil(11/5) = 3 calls
     assert s.decide(cand(2, claims=1)).reason == "budget_calls"
 
 
 def test_tokens_per_hour_budget() -> None:
     clock = FakeClock()
-    s = Sampler(SamplingPolicy(base_rate=1.0, calls_per_minute=0, tokens_per_hour=3600,
-                               fairness=False), clock)
+    s = Sampler(
+        SamplingPolicy(base_rate=1.0, calls_per_minute=0, tokens_per_hour=3600, fairness=False),
+        clock,
+    )
     assert s.decide(cand(1, tokens=3000)).sampled
     d = s.decide(cand(2, tokens=601))
     assert d.reason == "budget_tokens"

@@ -21,8 +21,14 @@ from monitor.judge.schema import (
 
 
 def item(cid: int = 1, **over: Any) -> dict[str, Any]:
-    base = {"claim_id": cid, "reasoning": "r", "judgement": "ENTAILMENT", "supports": True,
-            "score": 0.9, "confidence": "high"}
+    base = {
+        "claim_id": cid,
+        "reasoning": "r",
+        "judgement": "ENTAILMENT",
+        "supports": True,
+        "score": 0.9,
+        "confidence": "high",
+    }
     base.update(over)
     return base
 
@@ -32,8 +38,10 @@ def reply(*items: dict[str, Any]) -> str:
 
 
 def test_valid_batch_in_any_order() -> None:
-    text = reply(item(2, judgement="CONTRADICTION", supports=False, score=0.0, confidence="low"),
-                 item(1, judgement="NEUTRAL", supports=False, score=0.5, confidence="medium"))
+    text = reply(
+        item(2, judgement="CONTRADICTION", supports=False, score=0.0, confidence="low"),
+        item(1, judgement="NEUTRAL", supports=False, score=0.5, confidence="medium"),
+    )
     out = parse_batch_reply(text, (1, 2))
     assert out[1].verdict == "partially_supported" and out[1].support_score == 0.5
     assert out[2].verdict == "not_supported" and out[2].confidence_value == 0.4
@@ -57,7 +65,7 @@ BAD = {
     "score above 1": reply(item(score=1.5)),
     "score negative": reply(item(score=-0.1)),
     "NaN score": '{"verdicts": [{"claim_id": 1, "reasoning": "r", "judgement": "ENTAILMENT", '
-                 '"supports": true, "score": NaN, "confidence": "high"}]}',
+    '"supports": true, "score": NaN, "confidence": "high"}]}',
     "lower-case judgement": reply(item(judgement="entailment")),
     "unknown judgement": reply(item(judgement="SUPPORTED")),
     "unknown confidence": reply(item(confidence="certain")),
@@ -83,30 +91,49 @@ def test_anything_but_the_schema_is_rejected(name: str) -> None:
 
 
 def test_answer_reply() -> None:
-    good = {"reasoning": "r", "alignment": "PARTIALLY_CORRECT", "correctness_score": 0.5,
-            "interpretability_score": 0.75, "missing_information": ["x"]}
+    good = {
+        "reasoning": "r",
+        "alignment": "PARTIALLY_CORRECT",
+        "correctness_score": 0.5,
+        "interpretability_score": 0.75,
+        "missing_information": ["x"],
+    }
     v = parse_answer_reply(json.dumps(good))
     assert (v.alignment, v.correctness_score, v.interpretability_score) == (
-        "PARTIALLY_CORRECT", 0.5, 0.75)
-    for bad in ({**good, "overall": 1}, {**good, "alignment": "RIGHT"},
-                {**good, "missing_information": "x"}, {**good, "correctness_score": 2}):
+        "PARTIALLY_CORRECT",
+        0.5,
+        0.75,
+    )
+    for bad in (
+        {**good, "overall": 1},
+        {**good, "alignment": "RIGHT"},
+        {**good, "missing_information": "x"},
+        {**good, "correctness_score": 2},
+    ):
         with pytest.raises(ReplyInvalid):
             parse_answer_reply(json.dumps(bad))
 
 
 _value = st.recursive(
-    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(-1, 2, allow_nan=False)
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 3)
+    | st.floats(-1, 2, allow_nan=False)
     | st.sampled_from(["ENTAILMENT", "NEUTRAL", "CONTRADICTION", "high", "low", "x"]),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+    ),
     max_leaves=8,
 )
 _item = st.fixed_dictionaries(
-    {"claim_id": st.sampled_from([1, True, "1", 1.0]),
-     "reasoning": st.sampled_from(["ok", 3]),
-     "judgement": st.sampled_from(["ENTAILMENT", "NEUTRAL", "CONTRADICTION", "YES"]),
-     "supports": st.sampled_from([True, False, 1, "true"]),
-     "score": st.sampled_from([0, 0.5, 1, 1.01, -1, True, "0.5"]),
-     "confidence": st.sampled_from(["high", "medium", "low", "HIGH"])},
+    {
+        "claim_id": st.sampled_from([1, True, "1", 1.0]),
+        "reasoning": st.sampled_from(["ok", 3]),
+        "judgement": st.sampled_from(["ENTAILMENT", "NEUTRAL", "CONTRADICTION", "YES"]),
+        "supports": st.sampled_from([True, False, 1, "true"]),
+        "score": st.sampled_from([0, 0.5, 1, 1.01, -1, True, "0.5"]),
+        "confidence": st.sampled_from(["high", "medium", "low", "HIGH"]),
+    },
     optional={"extra": _value},
 )
 
