@@ -84,6 +84,11 @@ class Settings(BaseSettings):
     partitions: int = Field(default=4, ge=1)
     #: RAGMON_REPLICAS: replication factor of topics ragmon creates.
     replicas: int = Field(default=1, ge=1)
+    #: RAGMON_TOPIC_NAMES: JSON object overriding topic names (without prefix) by role:
+    #: answers, scores, judge-requests, verdicts, audit, dlq.
+    topic_names: dict[str, str] = Field(default_factory=dict)
+    #: RAGMON_TOPIC_PARTITIONS: JSON object overriding partition counts by role.
+    topic_partitions: dict[str, int] = Field(default_factory=dict)
     #: RAGMON_BROKER_SESSION_TIMEOUT: seconds; small values suit the embedded broker.
     broker_session_timeout: float = 60.0
     #: RAGMON_BROKER_HEARTBEAT_INTERVAL: seconds.
@@ -110,6 +115,8 @@ class Settings(BaseSettings):
     window_step_seconds: float = Field(default=60.0, gt=0)
     #: RAGMON_DEDUP_HORIZON_SECONDS: how long a seen event_id suppresses redeliveries.
     dedup_horizon_seconds: float = Field(default=3600.0, ge=0)
+    #: RAGMON_DEDUP_MAX_IDS: bound of the in-memory event-id set of each check agent.
+    dedup_max_ids: int = Field(default=500_000, ge=1)
     #: RAGMON_LOG_LEVEL
     log_level: str = "INFO"
     #: RAGMON_LOG_FORMAT: auto (JSON unless a terminal), json or console.
@@ -136,6 +143,9 @@ class Settings(BaseSettings):
     audit_log: str = ""
     #: RAGMON_REDACT: comma-separated regexes (or "email", "phone") redacted in audit texts.
     redact: str = ""
+    #: RAGMON_DLQ_MAX_VALUE_BYTES: original bytes kept in a dead letter (larger: truncated,
+    #: with size and sha256 of the whole); keeps DLQ records under Kafka's 1 MB default.
+    dlq_max_value_bytes: int = Field(default=524_288, ge=0)
 
     # --- judge -------------------------------------------------------------------------------
     #: RAGMON_JUDGE_ENABLED
