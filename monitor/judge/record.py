@@ -70,7 +70,7 @@ def judge_record(
         "event_id": request.event_id,
         "app": request.app,
         "prompt_version": PROMPT_VERSION,
-        "reason": request.reason,
+        "sampled_because": request.reason,
         "outcome": summary_outcome([o.outcome for o in outcomes]),
         "claims": claims,
         "answer": answer_part,
