@@ -416,3 +416,44 @@ async def test_budget_refuses_calls_without_network(
     assert (second[0].outcome, second[0].verdict) == ("budget_calls", None)
     assert len(calls_for(server, model)) == 1
     assert requests(metrics, model, "budget_calls") == 1
+
+
+def test_offline_eval_judging_end_to_end(server: JudgeHTTPServer) -> None:
+    from agents.judge_eval import judge_eval, report_rows, trec_outputs
+    from monitor.report_html import render_report
+    from monitor.settings import load_settings
+    from tests.unit.monitor.judge.helpers import event, verdict
+
+    settings = load_settings(
+        openai_base_url=server.url,
+        openai_api_key="k",
+        judge_model="ok",
+        escalation_model="",
+        judge_timeout_seconds=2.0,
+        judge_concurrency=1,  # one event at a time, so repeats hit the cache
+    )
+    checked = [
+        (event(f"x{i}", metadata={"run": "r1", "topic_id": str(i % 2)}), verdict(f"x{i}"))
+        for i in range(4)
+    ]
+    result = judge_eval(checked, settings)
+    assert sorted(result.records) == ["x0", "x1", "x2", "x3"]
+    # evidence of claim 0 holds every claim word → supported; claim 1 shares "premium", "dollars"
+    # of "premium", "1200", "dollars" (2 of 3) → partially supported
+    assert [c["verdict"] for c in result.records["x0"]["claims"]] == [
+        "supported",
+        "partially_supported",
+    ]
+    assert result.outcomes() == {"ok": 1}  # identical pairs: 1 call, then the cache
+    tin, tout = result.tokens()
+    assert tin > 0 and tout > 0
+    labels = {"x0": "supported", "x1": "not_supported", "x2": "partially_supported"}
+    rows = report_rows(checked, labels, result.records)
+    assert [(r.cheap_verdict, r.judge_verdict) for r in rows] == [
+        ("not_supported", "partially_supported")
+    ] * 3
+    assert "judge tier (3 claims)" in render_report(rows)
+    qrels_text, board = trec_outputs(checked, result.records)
+    # numeric citations [1] → doc "1": claim 0 supported (judge) → grade 1 for both topics
+    assert qrels_text == "0 r1 1 1.0\n1 r1 1 1.0\n"
+    assert "r1 all CITATION_SUPPORT 0.5000" in board and "r1 all AVG_CITATIONS 2.0000" in board

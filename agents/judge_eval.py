@@ -1,0 +1,173 @@
+"""Offline judging for `ragmon eval --judge`: every judgeable claim of every event, no sampling,
+with the same client, prompt, schema, retries and budgets as the stream. Plus the glue from
+checked events to the TREC outputs and the HTML report rows.
+
+Call sites in `ragmon eval` (after the cheap tier has produced `checked = [(event, verdict)]`)::
+
+    result = judge_eval(checked, settings)              # --judge
+    rows = report_rows(checked, labels, result.records)  # labels: event_id -> human label
+    Path(args.html).write_text(render_report(rows, summary=text))           # --html
+    qrels_text, board_text = trec_outputs(checked, result.records)           # --qrels/--leaderboard
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from prometheus_client import CollectorRegistry
+
+from agents.judge_agent import MetricsObserver
+from agents.metrics import Metrics, build_metrics
+from monitor.judge.client import AnswerOutcome, JudgeClient
+from monitor.judge.config import JudgeConfig
+from monitor.judge.record import judge_record
+from monitor.judge.request import build_request, judge_items
+from monitor.models import AnswerEvent, Verdict
+from monitor.report_html import ReportRow
+from monitor.sampling import Budget
+from monitor.trec import (
+    format_leaderboard,
+    format_qrels,
+    leaderboard,
+    qrels,
+    response_from,
+)
+
+Checked = Sequence[tuple[AnswerEvent, Verdict]]
+
+
+@dataclass
+class JudgeEvalResult:
+    records: dict[str, dict[str, Any]] = field(default_factory=dict)  # event_id → judge record
+    metrics: Metrics | None = None
+
+    def outcomes(self) -> Counter[str]:
+        """Logical calls by outcome (all models), from the run's own registry."""
+        counts: Counter[str] = Counter()
+        if self.metrics is None:
+            return counts
+        for metric in self.metrics.judge_requests.collect():
+            for s in metric.samples:
+                if s.name.endswith("_total"):
+                    counts[s.labels["outcome"]] += int(s.value)
+        return counts
+
+    def tokens(self) -> tuple[int, int]:
+        if self.metrics is None:
+            return 0, 0
+        got = {"in": 0.0, "out": 0.0}
+        for metric in self.metrics.judge_tokens.collect():
+            for s in metric.samples:
+                if s.name.endswith("_total"):
+                    got[s.labels["direction"]] += s.value
+        return int(got["in"]), int(got["out"])
+
+
+async def judge_events(
+    checked: Checked, client: JudgeClient, concurrency: int = 4, max_evidence_chars: int = 6_000
+) -> dict[str, dict[str, Any]]:
+    gate = asyncio.Semaphore(max(1, concurrency))
+    records: dict[str, dict[str, Any]] = {}
+
+    async def one(event: AnswerEvent, verdict: Verdict) -> None:
+        items = judge_items(verdict, max_evidence_chars)
+        request = build_request(event, verdict, items, "eval", client.config.batch_size)
+        if not items and not request.gold_answer:
+            return
+        async with gate:
+            outcomes = await client.judge([i.pair for i in items]) if items else []
+            answer: AnswerOutcome | None = None
+            if request.gold_answer and request.answer:
+                answer = await client.judge_answer(
+                    request.question, request.answer, request.gold_answer
+                )
+        records[event.event_id] = judge_record(request, outcomes, answer, time.time())
+
+    await asyncio.gather(*(one(e, v) for e, v in checked if v.error is None))
+    return records
+
+
+def judge_eval(
+    checked: Checked, settings: Any, *, client: JudgeClient | None = None
+) -> JudgeEvalResult:
+    """Judge every event (blocking); budgets from the settings still apply."""
+    metrics = build_metrics(CollectorRegistry())
+
+    async def go() -> dict[str, dict[str, Any]]:
+        judge = client or JudgeClient(
+            JudgeConfig.from_settings(settings),
+            observer=MetricsObserver(metrics),
+            budget=Budget(settings.judge_calls_per_minute, settings.judge_tokens_per_hour),
+        )
+        try:
+            return await judge_events(
+                checked, judge, settings.judge_concurrency, settings.judge_max_evidence_chars
+            )
+        finally:
+            await judge.aclose()
+
+    return JudgeEvalResult(asyncio.run(go()), metrics)
+
+
+def _judged_claims(record: Mapping[str, Any] | None) -> dict[int, str | None]:
+    if not record:
+        return {}
+    return {c["index"]: c.get("verdict") for c in record.get("claims", [])}
+
+
+def answer_level(verdicts: Sequence[str | None]) -> str | None:
+    """An answer's verdict from its claims' (the weakest decided claim wins)."""
+    order = ("not_supported", "partially_supported", "supported")
+    decided = [v for v in verdicts if v in order]
+    if not decided:
+        return "unverifiable" if verdicts else None
+    return min(decided, key=order.index)
+
+
+def report_rows(
+    checked: Checked,
+    labels: Mapping[str, str],
+    records: Mapping[str, Mapping[str, Any]] | None = None,
+) -> list[ReportRow]:
+    """One row per labelled event: the cheap tier's and the judge's answer-level verdicts and
+    scores (an answer scores as its weakest claim)."""
+    rows = []
+    for event, verdict in checked:
+        label = labels.get(event.event_id)
+        if label is None or verdict.error is not None:
+            continue
+        cheap = [c.support for c in verdict.claims]
+        judged = (records or {}).get(event.event_id)
+        j_claims = [c for c in (judged or {}).get("claims", []) if c.get("verdict")]
+        j_scores = [c["score"] for c in j_claims if isinstance(c.get("score"), int | float)]
+        rows.append(
+            ReportRow(
+                event_id=event.event_id,
+                app=event.app or "other",
+                label=label,
+                cheap_verdict=answer_level([s.verdict for s in cheap]),
+                cheap_score=min((s.score for s in cheap), default=None),
+                judge_verdict=answer_level([c["verdict"] for c in j_claims]) if j_claims else None,
+                judge_score=min(j_scores, default=None),
+            )
+        )
+    return rows
+
+
+def trec_outputs(
+    checked: Checked, records: Mapping[str, Mapping[str, Any]] | None = None
+) -> tuple[str, str]:
+    """(qrels text, leaderboard text); the judge's claim verdicts win over the cheap tier's."""
+    responses = []
+    for event, verdict in checked:
+        if verdict.error is not None:
+            continue
+        r = response_from(event, verdict, _judged_claims((records or {}).get(event.event_id)))
+        if r is not None:
+            responses.append(r)
+    return format_qrels(qrels(responses)), format_leaderboard(leaderboard(responses))
