@@ -22,7 +22,7 @@ from monitor.judge.client import JudgeClient
 from monitor.judge.config import JudgeConfig
 from monitor.judge.prompt import Pair
 from monitor.judge.request import Item, JudgeRequest
-from tests.fakes.openai_server import JudgeHTTPServer
+from agents.fake_judge import JudgeHTTPServer
 
 pytestmark = pytest.mark.integration
 
