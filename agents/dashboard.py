@@ -125,11 +125,10 @@ def build_dashboard(rules: tuple[AlertRule, ...]) -> dict[str, Any]:
         "ragmon_claims_total", "app", 'verdict=~"supported|partially_supported|not_supported"', _APP
     )
     lay.panel(
-        "Claim support (counters, all workers)",
+        "Supported share of decided claim verdicts (counters)",
         [(f"{supported} / {decided}", "{{app}}")],
         ratio=True,
-        thresholds=_threshold(rules, "support"),
-        description="Supported / decided claims, summed over every worker.",
+        description="supported / (supported + partially + not supported) over every worker; uncited claims count as not supported here, unlike the support figure of the alerts.",
     )
     for figure, title in (
         ("validity", "Validity"),

@@ -1,9 +1,11 @@
 """PromQL for every alert figure: the one source of the Prometheus rules and Grafana alert rules.
 
-Ratios come from counters summed over every worker (`sum(rate(..)) / sum(rate(..))`), so they
-hold however many workers run. Hallucination and coverage have no counter pair that reproduces
-their definition (uncited and invalid-only claims count as unsupported), so they read the
-aggregate agent's rolling gauges, which exactly one worker exports per app.
+Validity, judge errors and DLQ share are counter ratios summed over every worker
+(`sum(rate(..)) / sum(rate(..))`), so they hold however many workers run. Support, hallucination
+and coverage have no counter pair that reproduces their definitions (`claims_total` counts an
+uncited claim as not_supported, but support is over *cited* decided claims and hallucination
+also counts invalid-only claims), so they read the aggregate agent's rolling gauges, which
+exactly one worker exports per app (`max by (app)` bridges a rebalance's brief overlap).
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from typing import Any
 from monitor.alerts import AlertRule, format_duration
 
 JOB = "ragmon"
-_CLAIM_DECIDED = "supported|partially_supported|not_supported"
 
 
 @dataclass(frozen=True)
@@ -47,11 +48,7 @@ def figure_query(
     if figure == "validity":
         valid = rate("ragmon_citations_total", 'status="valid"')
         return FigureQuery(f"{valid} / {rate('ragmon_citations_total')}", app_events, True)
-    if figure == "support":
-        supported = rate("ragmon_claims_total", 'verdict="supported"')
-        decided = rate("ragmon_claims_total", f'verdict=~"{_CLAIM_DECIDED}"')
-        return FigureQuery(f"{supported} / {decided}", app_events, True)
-    if figure in ("hallucination", "coverage"):
+    if figure in ("support", "hallucination", "coverage"):
         return FigureQuery(f"max by (app) (ragmon_{figure}_ratio{_sel(a)})", gauge_events, True)
     if figure == "judge_error_rate":
         failed = rate("ragmon_judge_requests_total", 'outcome!="ok"', by_app=False)
