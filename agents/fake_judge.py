@@ -220,7 +220,8 @@ class JudgeHTTPServer(ThreadingHTTPServer):
     @property
     def url(self) -> str:
         host, port = self.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        return f"http://{name}:{port}/v1"
 
     def start(self) -> JudgeHTTPServer:
         self._thread = threading.Thread(target=self.serve_forever, name="fake-judge", daemon=True)
