@@ -1,0 +1,158 @@
+"""`ragmon bench --section judge`: the check path's throughput with the judge on vs off.
+
+The check loop is what a Faust check agent does per message (decode, check, plan the judge
+request, hand it over without awaiting, yield to the loop), run in one event loop together with
+the judge runner, as in a worker. Three modes, alternated run by run so drift affects all alike:
+`off` (no judge), `on` (a fake judge server replying after `--judge-delay` seconds, 10% sampled),
+`down` (nothing listening: every call is refused). Budgets are off so the queue bound, not the
+budget, is what stops excess work. Figures: medians of events/s, on/off and down/off ratios, the
+deepest the queue got, and where the sampled work went (judged, dropped by reason).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import socket
+import statistics
+import time
+from typing import Any
+
+from prometheus_client import CollectorRegistry
+
+from agents.fake_judge import JudgeHTTPServer
+from agents.judge_agent import JudgeRunner, MetricsObserver
+from agents.metrics import Metrics, build_metrics
+from monitor.check import check_event
+from monitor.decode import decode_event
+from monitor.judge.client import JudgeClient
+from monitor.judge.config import JudgeConfig
+from monitor.judge.plan import plan_judge_request
+from monitor.models import Rejection
+from monitor.options import CheckOptions
+from monitor.sampling import Sampler, SamplingPolicy
+
+
+async def check_loop(
+    events: list[bytes],
+    options: CheckOptions,
+    metrics: Metrics,
+    sampler: Sampler | None,
+    runner: JudgeRunner | None,
+) -> tuple[float, int]:
+    """Events/s of the check path and how many events it finished."""
+    done = 0
+    started = time.perf_counter()
+    for raw in events:
+        event = decode_event(raw, options)
+        if not isinstance(event, Rejection):
+            verdict = check_event(event, options)
+            if sampler is not None and runner is not None:
+                request, decision = plan_judge_request(event, verdict, sampler)
+                if request is not None:
+                    runner.submit(request)
+                elif decision.dropped:
+                    metrics.judge_dropped.labels(reason=decision.reason).inc()
+        done += 1
+        await asyncio.sleep(0)  # an agent yields between messages; the judge runs meanwhile
+    return done / (time.perf_counter() - started), done
+
+
+def _counter(metrics: Metrics, name: str, **labels: str) -> float:
+    return metrics.registry.get_sample_value(name, labels) or 0.0
+
+
+async def one_run(
+    events: list[bytes],
+    mode: str,
+    target: tuple[str, str],
+    rate: float,
+    queue_size: int,
+    concurrency: int,
+) -> dict[str, Any]:
+    options = CheckOptions()
+    metrics = build_metrics(CollectorRegistry())
+    if mode == "off":
+        eps, done = await check_loop(events, options, metrics, None, None)
+        return {"eps": eps, "done": done}
+    url, model = target
+    config = JudgeConfig(
+        base_url=url,
+        model=model,
+        escalation_model=None,
+        timeout=30.0,
+        max_in_flight=concurrency,
+        max_retries=1,
+    )
+    client = JudgeClient(config, observer=MetricsObserver(metrics))
+    runner = JudgeRunner(client, metrics, concurrency=concurrency, queue_size=queue_size)
+    sampler = Sampler(
+        SamplingPolicy(base_rate=rate, oversample_rate=rate, calls_per_minute=0, tokens_per_hour=0)
+    )
+    eps, done = await check_loop(events, options, metrics, sampler, runner)
+    await runner.stop()
+    outcomes = {
+        o: _counter(metrics, "ragmon_judge_requests_total", model=model, outcome=o)
+        for o in ("ok", "judge_down", "unverifiable")
+    }
+    return {
+        "eps": eps,
+        "done": done,
+        "max_queue_depth": runner.max_depth,
+        "queue_full_drops": _counter(metrics, "ragmon_judge_dropped_total", reason="queue_full"),
+        "calls": {k: v for k, v in outcomes.items() if v},
+    }
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def measure(
+    events: list[bytes],
+    runs: int = 5,
+    delay: float = 2.0,
+    rate: float = 0.1,
+    queue_size: int = 100,
+    concurrency: int = 4,
+) -> dict[str, Any]:
+    server = JudgeHTTPServer().start()
+    targets = {
+        "off": ("", ""),
+        "on": (server.url, f"ok@{delay}"),  # the fake judge sleeps `delay` s per call
+        "down": (f"http://127.0.0.1:{_closed_port()}/v1", "ok"),
+    }
+    per_mode: dict[str, list[dict[str, Any]]] = {"off": [], "on": [], "down": []}
+    try:
+        for _ in range(runs):
+            for mode in per_mode:
+                result = asyncio.run(
+                    one_run(events, mode, targets[mode], rate, queue_size, concurrency)
+                )
+                per_mode[mode].append(result)
+    finally:
+        server.stop()
+    median = {m: statistics.median(r["eps"] for r in rs) for m, rs in per_mode.items()}
+    return {
+        "events": len(events),
+        "runs": runs,
+        "judge_delay_seconds": delay,
+        "sample_rate": rate,
+        "queue_bound": queue_size,
+        "events_per_second_median": median,
+        "on_vs_off": median["on"] / median["off"],
+        "down_vs_off": median["down"] / median["off"],
+        "events_finished": {m: [r["done"] for r in rs] for m, rs in per_mode.items()},
+        "max_queue_depth": max(r["max_queue_depth"] for r in per_mode["on"] + per_mode["down"]),
+        "on_last_run": {k: v for k, v in per_mode["on"][-1].items() if k != "eps"},
+        "down_last_run": {k: v for k, v in per_mode["down"][-1].items() if k != "eps"},
+    }
+
+
+def judge_section(args: argparse.Namespace, events: list[bytes]) -> dict[str, Any]:
+    return measure(events, runs=args.runs)
+
+
+SECTIONS = {"judge": judge_section}
