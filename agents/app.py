@@ -1,0 +1,239 @@
+"""The Faust app factory: topics, tables, the check and aggregate agents, /metrics and /status.
+
+Nothing is created at import time: `create_app(settings, deps)` builds a fresh app (with its own
+Prometheus registry), so tests and benchmarks can build as many as they need.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import faust
+import structlog
+from prometheus_client import CollectorRegistry
+from prometheus_client.exposition import choose_encoder
+
+from agents.aggregate import WindowAggregator
+from agents.alerting import Alerting, build_alerting
+from agents.audit import AuditTrail
+from agents.check_agent import CheckProcessor, RecordMeta, Sinks, VerdictHook
+from agents.connection import bootstrap_servers, broker_reachable, client_kwargs, faust_credentials
+from agents.dedup import WindowedSeen
+from agents.metrics import AppLabels, Metrics, build_metrics
+from agents.topics import TopicSpec, topic_specs
+from monitor.settings import Settings
+
+log = structlog.get_logger("ragmon.worker")
+
+GAUGE_INTERVAL = 1.0  # seconds between recomputations of the window gauges
+PROBE_INTERVAL = 5.0  # seconds between broker reachability probes (ragmon_broker_up)
+
+
+@dataclass
+class AppDeps:
+    """What a caller may inject instead of the defaults built from settings."""
+
+    registry: CollectorRegistry | None = None
+    topics: dict[str, TopicSpec] | None = None  # as ensure_topics() found them on the broker
+    alerting: Alerting | None = None
+    hooks: list[VerdictHook] = field(default_factory=list)
+    judge_client: Any = None
+    installers: list[Callable[[RagmonApp], None]] = field(default_factory=list)
+
+
+@dataclass
+class RagmonApp:
+    faust: faust.App
+    settings: Settings
+    metrics: Metrics
+    topics: dict[str, TopicSpec]
+    channels: dict[str, Any]
+    processor: CheckProcessor
+    aggregator: WindowAggregator
+    started_at: float = field(default_factory=time.time)
+    broker_up: bool | None = None
+    last_gauges: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def assigned(self) -> dict[str, list[int]]:
+        out: dict[str, list[int]] = {}
+        try:
+            actives = self.faust.assignor.assigned_actives()
+        except Exception:  # before the first assignment the assignor has no state yet
+            return out
+        for tp in actives:
+            out.setdefault(tp.topic, []).append(tp.partition)
+        return {k: sorted(v) for k, v in sorted(out.items())}
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "app_id": self.settings.app_id,
+            "uptime_s": round(time.time() - self.started_at, 1),
+            "broker_up": self.broker_up,
+            "assigned": self.assigned(),
+            "processed": dict(self.processor.processed),
+            "aggregate": {
+                "counted": self.aggregator.counted,
+                "duplicates": self.aggregator.duplicates,
+                "owned_partitions": sorted(self.aggregator.owned),
+            },
+            "gauges": self.last_gauges,
+        }
+
+
+def faust_config(settings: Settings) -> dict[str, Any]:
+    return {
+        "broker": [f"kafka://{s}" for s in bootstrap_servers(settings)],
+        "broker_credentials": faust_credentials(settings),
+        "autodiscover": False,
+        "store": "memory://",
+        "datadir": settings.data_dir,
+        "topic_partitions": settings.partitions,
+        "topic_replication_factor": settings.replicas,
+        "broker_session_timeout": settings.broker_session_timeout,
+        "broker_heartbeat_interval": settings.broker_heartbeat_interval,
+        "broker_rebalance_timeout": settings.broker_rebalance_timeout,
+        "web_enabled": True,
+        "web_bind": settings.metrics_host,
+        "web_host": settings.metrics_host,
+        "web_port": settings.metrics_port,
+        "worker_redirect_stdouts": False,
+        # A record up to max_event_bytes must be fetchable to be dead-lettered, not stall the
+        # partition; 1 MiB is the floor Kafka clients use.
+        "consumer_max_fetch_size": max(1 << 20, settings.max_event_bytes * 3),
+    }
+
+
+def _channels(app: faust.App, specs: dict[str, TopicSpec]) -> dict[str, Any]:
+    def topic(role: str, value_serializer: str) -> Any:
+        spec = specs[role]
+        return app.topic(
+            spec.name,
+            partitions=spec.partitions,
+            key_serializer="raw",
+            value_serializer=value_serializer,
+        )
+
+    return {
+        "answers": topic("answers", "raw"),
+        "scores": topic("scores", "raw"),
+        "dlq": topic("dlq", "json"),
+        "audit": topic("audit", "raw"),
+        "audit_json": topic("audit", "json"),
+        "judge-requests": topic("judge-requests", "json"),
+        "verdicts": topic("verdicts", "json"),
+    }
+
+
+def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
+    deps = deps or AppDeps()
+    metrics = build_metrics(deps.registry or CollectorRegistry())
+    specs = deps.topics or topic_specs(settings)
+    app = faust.App(settings.app_id, **faust_config(settings))
+    channels = _channels(app, specs)
+    labels = AppLabels(settings.app_allowlist, settings.max_apps)
+
+    # Tables are co-partitioned with `scores`: they are written while iterating it.
+    parts = specs["scores"].partitions
+    step, size = settings.window_step_seconds, settings.window_seconds
+    buckets = app.Table("ragmon-window", default=list, partitions=parts).tumbling(
+        step, expires=size + 2 * step
+    )
+    seen = None
+    if settings.dedup_horizon_seconds > 0:
+        horizon = settings.dedup_horizon_seconds
+        seen_table = app.Table("ragmon-seen", default=int, partitions=parts).tumbling(
+            horizon, expires=2 * horizon
+        )
+        seen = WindowedSeen(seen_table, horizon)
+    alert_state = app.Table("ragmon-alert-state", default=None, partitions=parts)
+    alerting = deps.alerting or build_alerting(settings, metrics, store=alert_state)
+
+    scores, dlq, audit_topic = channels["scores"], channels["dlq"], channels["audit"]
+    sinks = Sinks(
+        scores=lambda key, value: scores.send_soon(
+            key=key.encode("utf-8"), value=json.dumps(value).encode("utf-8")
+        ),
+        dlq=lambda key, value: dlq.send_soon(key=key, value=value),
+        audit=lambda key, value: audit_topic.send_soon(key=key.encode("utf-8"), value=value),
+    )
+    audit = AuditTrail(settings, metrics, send=sinks.audit)
+    processor = CheckProcessor(
+        settings, metrics, sinks, app_labels=labels, audit=audit, hooks=list(deps.hooks)
+    )
+    aggregator = WindowAggregator(
+        settings, metrics, buckets, partitions=parts, seen=seen, alerting=alerting
+    )
+    rapp = RagmonApp(app, settings, metrics, specs, channels, processor, aggregator)
+
+    async def check(stream: Any) -> None:
+        async for event in stream.events():
+            msg = event.message
+            meta = RecordMeta(msg.topic, msg.partition, msg.offset, msg.timestamp, msg.key)
+            processor.handle(event.value, meta)
+
+    async def aggregate(stream: Any) -> None:
+        async for event in stream.events():
+            try:
+                value = json.loads(event.value) if event.value else None
+            except ValueError:
+                value = None
+            aggregator.handle(value, event.key)
+
+    app.agent(channels["answers"], name="ragmon.check", concurrency=settings.concurrency)(check)
+    app.agent(scores, name="ragmon.aggregate")(aggregate)
+
+    def owned_partitions() -> set[int]:
+        name = specs["scores"].name
+        return {p for topic, ps in rapp.assigned().items() if topic == name for p in ps}
+
+    async def on_assigned(sender: Any, assigned: Any = None, **_: Any) -> None:
+        aggregator.sync_ownership(owned_partitions())
+
+    app.on_partitions_assigned.connect(on_assigned)
+
+    async def gauges() -> None:
+        aggregator.sync_ownership(owned_partitions())
+        rapp.last_gauges = aggregator.publish()
+
+    app.timer(GAUGE_INTERVAL, name="ragmon.gauges")(gauges)
+
+    probe_kwargs = client_kwargs(settings)
+
+    async def probe() -> None:
+        reason = await broker_reachable(probe_kwargs, timeout=PROBE_INTERVAL)
+        up = reason is None
+        metrics.broker_up.set(1 if up else 0)
+        if up != rapp.broker_up:
+            if up:
+                log.info("broker up", servers=settings.bootstrap_servers)
+            else:
+                log.error("broker unreachable", servers=settings.bootstrap_servers, reason=reason)
+        rapp.broker_up = up
+
+    app.timer(PROBE_INTERVAL, name="ragmon.broker_probe")(probe)
+    _install_web(rapp)
+    if settings.judge_enabled:
+        from agents.judge_wiring import install_judge
+
+        install_judge(rapp, labels, client=deps.judge_client)
+    for install in deps.installers:
+        install(rapp)
+    return rapp
+
+
+def _install_web(rapp: RagmonApp) -> None:
+    app, registry = rapp.faust, rapp.metrics.registry
+
+    async def metrics_view(view: Any, request: Any) -> Any:
+        encoder, content_type = choose_encoder(request.headers.get("Accept", ""))
+        return view.bytes(encoder(registry), headers={"Content-Type": content_type})
+
+    async def status_view(view: Any, request: Any) -> Any:
+        return view.json(rapp.status())
+
+    app.page("/metrics", name="ragmon_metrics")(metrics_view)
+    app.page("/status", name="ragmon_status")(status_view)

@@ -1,0 +1,238 @@
+"""The check agent: every record of `answers` → decode → cheap checks → metrics, a score record
+to `scores` (keyed by app), failing and sampled verdicts to `audit`, rejects to `dlq`.
+
+`CheckProcessor.handle` is synchronous and CPU-only: outputs go through `send_soon` (Faust's
+producer buffer), never awaited per event; Faust flushes that buffer before it commits offsets,
+so every output of an event is published before the event counts as consumed (at-least-once).
+A bad record is dead-lettered and the stream goes on; nothing here raises on input.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import structlog
+
+from agents.audit import AuditTrail
+from agents.dedup import RecentIds
+from agents.dlq import CHECK_ERROR, dlq_record
+from agents.metrics import AppLabels, Metrics
+from agents.records import REJECTED_COUNTS, score_record, verdict_counts
+from monitor.audit import has_failure
+from monitor.check import check_event
+from monitor.decode import decode_event
+from monitor.models import AnswerEvent, Rejection, Verdict
+from monitor.settings import Settings
+
+log = structlog.get_logger("ragmon.check")
+
+# Exemplar label values are limited (128 characters for all of them together).
+_EXEMPLAR_ID_CHARS = 100
+
+Send = Callable[[Any, Any], None]  # (key, value) → None; buffered, never blocks
+VerdictHook = Callable[[AnswerEvent, Verdict, "RecordMeta"], None]
+
+
+@dataclass(frozen=True, slots=True)
+class RecordMeta:
+    topic: str
+    partition: int
+    offset: int
+    timestamp: float | None  # record timestamp, epoch seconds
+    key: bytes | None = None
+
+    def source(self) -> dict[str, Any]:
+        return {"topic": self.topic, "partition": self.partition, "offset": self.offset}
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    kind: str  # checked | rejected | duplicate
+    event_id: str | None
+    app: str
+    verdict: Verdict | None = None
+    reason: str | None = None
+
+
+@dataclass
+class Sinks:
+    scores: Send
+    dlq: Send
+    audit: Callable[[str, bytes], None] | None = None
+
+
+def _event_time(event: AnswerEvent, meta: RecordMeta, now: float) -> float:
+    if event.timestamp:
+        try:
+            return datetime.fromisoformat(event.timestamp.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            pass
+    return meta.timestamp if meta.timestamp is not None else now
+
+
+class CheckProcessor:
+    def __init__(
+        self,
+        settings: Settings,
+        metrics: Metrics,
+        sinks: Sinks,
+        app_labels: AppLabels | None = None,
+        audit: AuditTrail | None = None,
+        hooks: list[VerdictHook] | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.options = settings.check_options()
+        self.metrics = metrics
+        self.sinks = sinks
+        self.labels = app_labels or AppLabels(settings.app_allowlist, settings.max_apps)
+        self.audit = audit
+        self.hooks = hooks if hooks is not None else []
+        self.recent = RecentIds(settings.dedup_horizon_seconds, settings.dedup_max_ids)
+        self.dlq_max_value_bytes = settings.dlq_max_value_bytes
+        self.clock = clock
+        self.processed: Counter[str] = Counter()
+
+    def handle(self, raw: bytes | None, meta: RecordMeta) -> Outcome:
+        started = time.perf_counter()
+        decoded = decode_event(raw or b"", self.options)
+        if isinstance(decoded, Rejection):
+            return self._reject(decoded, raw, meta)
+        event = decoded
+        app = self.labels(event.app)
+        if self.recent.check_and_add(event.event_id):
+            return self._duplicate(event, app, meta)
+        try:
+            verdict = check_event(event, self.options)
+        except Exception as exc:  # a bug in a check must cost one event, not the stream
+            log.exception("check failed", event_id=event.event_id, **meta.source())
+            rejection = Rejection(
+                CHECK_ERROR, f"{type(exc).__name__}: {exc}", event.event_id, event.app
+            )
+            return self._reject(rejection, raw, meta)
+        now = self.clock()
+        duration = time.perf_counter() - started
+        event_time = _event_time(event, meta, now)
+        failed = has_failure(verdict)
+        self._count(verdict, app, duration, now - event_time)
+        self.sinks.scores(
+            app,
+            score_record(
+                event_id=event.event_id,
+                app=app,
+                counts=verdict_counts(verdict),
+                event_time=event_time,
+                processed_at=now,
+                failed=failed,
+            ),
+        )
+        audited = self.audit.offer(verdict, meta.source()) if self.audit is not None else None
+        for hook in self.hooks:
+            hook(event, verdict, meta)
+        self.processed["checked"] += 1
+        log.info(
+            "event checked",
+            outcome="checked",
+            event_id=event.event_id,
+            app=app,
+            topic=meta.topic,
+            partition=meta.partition,
+            offset=meta.offset,
+            citations=len(verdict.citations),
+            invalid_citations=sum(1 for c in verdict.citations if not c.valid),
+            claims=len(verdict.claims),
+            failed=failed,
+            audit=audited,
+            duration_ms=round(duration * 1000, 3),
+        )
+        return Outcome("checked", event.event_id, app, verdict=verdict)
+
+    def _count(self, verdict: Verdict, app: str, duration: float, lag: float) -> None:
+        m = self.metrics
+        exemplar = {"event_id": verdict.event_id[:_EXEMPLAR_ID_CHARS]}
+        m.events.labels(app=app, outcome="checked").inc(1, exemplar=exemplar)
+        citations: Counter[tuple[str, str]] = Counter()
+        errors: Counter[str] = Counter()
+        for r in verdict.citations:
+            citations[(r.citation.format, r.status)] += 1
+            if r.error is not None:
+                errors[r.error] += 1
+        for (fmt, status), n in citations.items():
+            m.citations.labels(app=app, format=fmt, status=status).inc(n)
+        for error, n in errors.items():
+            m.citation_errors.labels(app=app, error=error).inc(n)
+        claims: Counter[tuple[str, str]] = Counter(
+            (c.support.verdict, c.support.tier) for c in verdict.claims
+        )
+        for (v, tier), n in claims.items():
+            m.claims.labels(app=app, verdict=v, tier=tier).inc(n)
+        m.check_duration.observe(duration, exemplar=exemplar)
+        m.event_lag.observe(max(0.0, lag), exemplar=exemplar)
+
+    def _reject(self, rejection: Rejection, raw: bytes | None, meta: RecordMeta) -> Outcome:
+        app = self.labels(rejection.app)
+        now = self.clock()
+        self.sinks.dlq(
+            meta.key,
+            dlq_record(
+                reason=rejection.reason,
+                error=rejection.detail,
+                topic=meta.topic,
+                partition=meta.partition,
+                offset=meta.offset,
+                timestamp=meta.timestamp,
+                key=meta.key,
+                value=raw,
+                max_value_bytes=self.dlq_max_value_bytes,
+                event_id=rejection.event_id,
+                app=rejection.app,
+                now=now,
+            ),
+        )
+        # Rejects count in the window too (the dlq_rate alert), without an id to dedup on.
+        self.sinks.scores(
+            app,
+            score_record(
+                event_id=None,
+                app=app,
+                counts=REJECTED_COUNTS,
+                event_time=meta.timestamp if meta.timestamp is not None else now,
+                processed_at=now,
+                failed=False,
+            ),
+        )
+        self.metrics.events.labels(app=app, outcome="rejected").inc()
+        self.metrics.dlq.labels(reason=rejection.reason).inc()
+        self.processed["rejected"] += 1
+        log.info(
+            "event rejected",
+            outcome="rejected",
+            reason=rejection.reason,
+            error=rejection.detail[:300],
+            event_id=rejection.event_id,
+            app=app,
+            topic=meta.topic,
+            partition=meta.partition,
+            offset=meta.offset,
+            bytes=len(raw or b""),
+        )
+        return Outcome("rejected", rejection.event_id, app, reason=rejection.reason)
+
+    def _duplicate(self, event: AnswerEvent, app: str, meta: RecordMeta) -> Outcome:
+        self.metrics.events.labels(app=app, outcome="duplicate").inc()
+        self.metrics.duplicates.labels(app=app).inc()
+        self.processed["duplicate"] += 1
+        log.info(
+            "event duplicate",
+            outcome="duplicate",
+            event_id=event.event_id,
+            app=app,
+            topic=meta.topic,
+            partition=meta.partition,
+            offset=meta.offset,
+        )
+        return Outcome("duplicate", event.event_id, app)

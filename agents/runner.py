@@ -1,0 +1,112 @@
+"""Running one worker process: wait for the broker, create topics, run Faust until a signal."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+import faust
+import structlog
+
+from agents.app import AppDeps, RagmonApp, create_app
+from agents.connection import client_kwargs, wait_for_broker
+from agents.logs import configure_logging
+from agents.topics import TopicSpec, ensure_topics
+from monitor.errors import BrokerUnavailable
+from monitor.settings import Settings
+
+log = structlog.get_logger("ragmon.worker")
+
+# Loggers of the Kafka client stack that repeat one error per retry while a broker is away.
+_NOISY_LOGGERS = ("aiokafka", "faust", "mode", "kafka")
+
+
+class RepeatFilter(logging.Filter):
+    """Lets a given message through at most once per `interval` seconds (per logger+text)."""
+
+    def __init__(self, interval: float = 30.0) -> None:
+        super().__init__()
+        self.interval = interval
+        self._last: dict[tuple[str, str], float] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            text = record.getMessage()
+        except Exception:  # a malformed log call is not ours to crash on
+            return True
+        key = (record.name, text[:200])
+        now = time.monotonic()
+        last = self._last.get(key)
+        if last is not None and now - last < self.interval:
+            return False
+        if len(self._last) > 1000:
+            self._last.clear()
+        self._last[key] = now
+        if record.exc_info and record.levelno < logging.CRITICAL:
+            # One line per failure is enough; the traceback of a connection error helps nobody.
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
+def quiet_client_logs(interval: float = 30.0) -> None:
+    repeat = RepeatFilter(interval)
+    for name in _NOISY_LOGGERS:
+        logging.getLogger(name).addFilter(repeat)
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(repeat)
+
+
+async def prepare(settings: Settings, max_wait: float | None) -> dict[str, TopicSpec]:
+    await wait_for_broker(settings, max_wait=max_wait)
+    return await ensure_topics(settings, client_kwargs(settings))
+
+
+def build_worker(
+    settings: Settings, deps: AppDeps | None = None, loop: Any = None
+) -> tuple[RagmonApp, faust.Worker]:
+    rapp = create_app(settings, deps)
+    worker = faust.Worker(
+        rapp.faust,
+        loop=loop,
+        loglevel=settings.log_level.upper() if settings.log_level.upper() != "INFO" else "WARNING",
+        quiet=True,
+        override_logging=False,
+        redirect_stdouts=False,
+    )
+    worker.spinner = None
+    return rapp, worker
+
+
+def run_worker(settings: Settings, *, max_wait: float | None = None) -> int:
+    """Blocks until SIGINT/SIGTERM; returns the exit code. Broker down at start: retried with
+    backoff (one log line per attempt) for `max_wait` seconds, then a one-line error."""
+    configure_logging(settings.log_level, settings.log_format)
+    quiet_client_logs()
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        specs = loop.run_until_complete(prepare(settings, max_wait))
+    except BrokerUnavailable:
+        loop.close()
+        raise
+    except KeyboardInterrupt:
+        loop.close()
+        return 130
+    log.info(
+        "worker starting",
+        app_id=settings.app_id,
+        servers=settings.bootstrap_servers,
+        metrics=f"http://{settings.metrics_host}:{settings.metrics_port}/metrics",
+        topics={role: f"{s.name}/{s.partitions}" for role, s in specs.items()},
+    )
+    _, worker = build_worker(settings, AppDeps(topics=specs), loop=loop)
+    try:
+        worker.execute_from_commandline()
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 0
+        log.info("worker stopped", exit_code=code)
+        return code
+    return 0
