@@ -1,0 +1,146 @@
+"""Answer → claims: sentence units that assert something, with their citations attached.
+
+Non-claims (seed 001 §6) are headers, code blocks, questions, meta statements ("This section
+covers", "See also", "Note:"), empty list items and fragments under `min_claim_words` words.
+Kinds follow seed 001 §3.2.3: code spans, named symbols, locations and direct quotations make a
+claim extractive; purpose and capability verbs make it abstractive; anything else is unknown.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+
+from monitor.models import AnswerEvent, Citation, Claim, ClaimKind
+from monitor.options import CheckOptions
+from monitor.sentences import split_sentences
+from monitor.text import WORD_RE, quotations, remove_spans
+
+_META_RE = re.compile(
+    r"^(?:(?:this|in this)\s+(?:section|answer|response)\b"
+    r"|see\s+(?:also|more|below|above)\b"
+    r"|note\s*:"
+    r"|(?:sources?|references?|citations?)\s*:)",
+    re.I,
+)
+_LEAD_RE = re.compile(r"^[\s>*_~]+")  # blockquote and emphasis markers before the first word
+_TRAIL_RE = re.compile(r"[\s\"'”’)\]*_~]+$")
+
+_EXTRACTIVE_RES = (
+    re.compile(r"`[^`\n]+`"),
+    re.compile(
+        r"\b(?:function|class|method|variable|module|field|attribute|parameter|constant)\s+"
+        r"[`\"“]?(?:[A-Za-z_]\w*_\w*|[a-z]+[A-Z]\w*|[A-Z]\w*|\w+\(\))"
+    ),
+    re.compile(r"\b(?:defined|declared|located|found|stored)\s+(?:in|at)\b", re.I),
+    re.compile(r"\b(?:named|called)\s+[`\"“]?[A-Z_]\w*"),
+)
+_ABSTRACTIVE_RE = re.compile(
+    r"\b(?:handles?|handling|manages?|managing|responsible"
+    r"|implements?|implementing|provides?|providing|supports?|supporting"
+    r"|architecture|design|pattern"
+    r"|ensures?|ensuring|guarantees?|prevents?|preventing)\b",
+    re.I,
+)
+
+
+def classify_claim(text: str) -> ClaimKind:
+    """Seed 001 decision tree: code/symbol/location/quotation → extractive, purpose → abstractive."""
+    if any(regex.search(text) for regex in _EXTRACTIVE_RES) or quotations(text):
+        return "extractive"
+    if _ABSTRACTIVE_RE.search(text):
+        return "abstractive"
+    return "unknown"
+
+
+def count_words(text: str) -> int:
+    return sum(1 for token in text.split() if WORD_RE.search(token))
+
+
+def is_claim(text: str, min_words: int) -> bool:
+    """`text` is a sentence with its citations already removed."""
+    body = _LEAD_RE.sub("", text)
+    if not body or body.startswith(("#", "```", "~~~")):
+        return False
+    if _TRAIL_RE.sub("", body).endswith("?"):
+        return False
+    if _META_RE.match(body):
+        return False
+    return count_words(body) >= min_words
+
+
+def split_claims(
+    event: AnswerEvent, citations: Sequence[Citation], options: CheckOptions
+) -> list[Claim]:
+    if event.segments is not None:
+        return _segment_claims(event, citations)
+    text = event.answer
+    inline = sorted((c for c in citations if c.segment is None), key=lambda c: (c.start, c.index))
+    spans = [(c.start, c.end) for c in inline]
+    kept: list[tuple[int, int, str]] = []
+    for sentence in split_sentences(text, spans):
+        if sentence.kind != "text":
+            continue
+        inside = _spans_within(spans, sentence.start, sentence.end)
+        clean = remove_spans(text[sentence.start : sentence.end], sentence.start, inside)
+        if is_claim(clean, options.min_claim_words):
+            kept.append((sentence.start, sentence.end, clean))
+    starts = [start for start, _, _ in kept]
+    attached: list[list[int]] = [[] for _ in kept]
+    for citation in inline:
+        i = bisect.bisect_right(starts, citation.start) - 1
+        if i >= 0 and citation.start < kept[i][1]:
+            attached[i].append(citation.index)
+    return [
+        Claim(
+            index=n,
+            text=text[start:end],
+            start=start,
+            end=end,
+            citation_indexes=tuple(attached[n]),
+            kind=classify_claim(clean),
+        )
+        for n, (start, end, clean) in enumerate(kept)
+    ]
+
+
+def _spans_within(spans: list[tuple[int, int]], start: int, end: int) -> list[tuple[int, int]]:
+    i = bisect.bisect_left(spans, (start, -1))
+    out = []
+    while i < len(spans) and spans[i][0] < end:
+        out.append(spans[i])
+        i += 1
+    return out
+
+
+def _segment_claims(event: AnswerEvent, citations: Sequence[Citation]) -> list[Claim]:
+    """One claim per non-blank segment; offsets locate the segment in the concatenated answer."""
+    by_segment: dict[int, list[int]] = {}
+    for citation in citations:
+        if citation.segment is not None:
+            by_segment.setdefault(citation.segment, []).append(citation.index)
+    claims: list[Claim] = []
+    cursor = 0
+    for i, segment in enumerate(event.segments or ()):
+        body = segment.text.strip()
+        if not body:
+            continue
+        found = event.answer.find(body, cursor)
+        if found >= 0:
+            start, end = found, found + len(body)
+            cursor = end
+        else:
+            # the producer's answer is not the concatenation: keep the segment's own text
+            start = end = cursor
+        claims.append(
+            Claim(
+                index=len(claims),
+                text=body,
+                start=start,
+                end=end,
+                citation_indexes=tuple(by_segment.get(i, ())),
+                kind=classify_claim(body),
+            )
+        )
+    return claims

@@ -1,0 +1,78 @@
+"""Fabricated quotations: a quoted passage must be found in the evidence it is attributed to.
+
+A claim that quotes ("..." or “...”, at least 3 words) and cites documents asserts that those
+documents contain the quoted words. When no valid cited evidence of the claim contains the quote
+(rapidfuzz partial_ratio below `quote_min_similarity`), the claim's valid citations become
+invalid with `excerpt_mismatch`: the attribution is false, whatever else the claim says.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from rapidfuzz import fuzz
+
+from monitor.models import AnswerEvent, CitationResult, Claim
+from monitor.options import CheckOptions
+from monitor.text import quotations, remove_spans
+
+_SPACE_RE = re.compile(r"\s+")
+_FOLD = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "\u00a0": " "})
+
+
+def normalise(text: str) -> str:
+    """Case, typographic quotes/dashes and runs of whitespace do not make a quote wrong."""
+    return _SPACE_RE.sub(" ", text.translate(_FOLD).lower()).strip()
+
+
+def quote_found(quote: str, evidence: str, min_similarity: float) -> bool:
+    needle, haystack = normalise(quote), normalise(evidence)
+    if not needle or not haystack:
+        return False
+    if needle in haystack:
+        return True
+    if len(haystack) < len(needle) * min_similarity:
+        return False  # evidence too short to contain the quote, however similar
+    return fuzz.partial_ratio(needle, haystack, score_cutoff=min_similarity * 100) > 0
+
+
+def _evidence_text(result: CitationResult) -> str | None:
+    if result.cited_text is not None:
+        return result.cited_text
+    if isinstance(result.value, str):
+        return result.value
+    return None
+
+
+def check_quotes(
+    event: AnswerEvent,
+    claims: Sequence[Claim],
+    results: Sequence[CitationResult],
+    options: CheckOptions,
+) -> list[CitationResult]:
+    """`results` in the same order, with citations of fabricated quotations made invalid."""
+    by_index = {r.citation.index: r for r in results}
+    failed: set[int] = set()
+    for claim in claims:
+        cited = [by_index[i] for i in claim.citation_indexes if i in by_index]
+        if not cited or ('"' not in claim.text and "“" not in claim.text):
+            continue
+        # the extended format carries its own quoted excerpt, checked at resolution
+        markers = [(r.citation.start, r.citation.end) for r in cited if r.citation.segment is None]
+        quotes = quotations(remove_spans(claim.text, claim.start, markers))
+        valid = [r for r in cited if r.valid]
+        if not quotes or not valid:
+            continue  # nothing quoted, or nothing valid left to falsify
+        texts = [t for t in map(_evidence_text, valid) if t]
+        for quote in quotes:
+            if not any(quote_found(quote, t, options.quote_min_similarity) for t in texts):
+                failed.update(r.citation.index for r in valid)
+                break
+    if not failed:
+        return list(results)
+    return [
+        replace(r, status="invalid", error="excerpt_mismatch") if r.citation.index in failed else r
+        for r in results
+    ]

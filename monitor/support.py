@@ -1,0 +1,198 @@
+"""The cheap support tier: does the cited evidence back the claim? (tiers `rules` and `lexical`)
+
+Rules first: an uncited claim, or one whose citations are all invalid, is not supported by
+definition; a JSON-path citation whose value the claim states is supported structurally.
+Otherwise the claim (citation markers removed) is compared with the valid evidence:
+
+- window: weighted share of the claim's content stems in the best window of up to three
+  consecutive evidence sentences (names, capitalised words and identifiers weigh double);
+- overall: the same share over all the cited evidence together;
+- phrase: share of the claim's stem bigrams found in the evidence;
+- numbers and code names: a figure or identifier of the claim that appears nowhere in the
+  evidence is a changed fact, the strongest cheap signal of an unsupported claim.
+
+score = mean(window, overall, phrase), capped below the not-supported line when a number or an
+identifier is missing. Extractive claims about code (seed 001 §3.2.4) whose every identifier and
+number is present score at least SUPPORTED_AT. The score is monotone in each signal. Bands:
+≥ 0.75 supported, 0.55-0.75 partially supported (abstractive claims: unverifiable, wording
+cannot settle purpose or behaviour), 0.4-0.55 unverifiable (the judge should look), below 0.4
+not supported. Verdicts binarise at 0.5 like the score: half of the claim found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from monitor.citations.values import value_stated
+from monitor.evidence import ClaimTerms, EvidenceIndex, claim_terms, index_evidence
+from monitor.models import AnswerEvent, CitationResult, Claim, ClaimVerdict, Confidence, Support
+from monitor.options import CheckOptions
+from monitor.text import remove_spans
+
+SUPPORTED_AT = 0.75
+PARTIAL_AT = 0.55
+UNVERIFIABLE_AT = 0.4
+MISSING_NUMBER_CAP = 0.2  # a changed figure: not supported, whatever the wording
+MISSING_NAME_CAP = 0.35
+WINDOW_PASSAGES = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Signals:
+    window: float
+    overall: float
+    phrase: float
+    missing_numbers: tuple[str, ...]
+    missing_identifiers: tuple[str, ...]
+    identifiers: int
+    numbers: int
+    terms: int
+
+    @property
+    def base(self) -> float:
+        return (self.window + self.overall + self.phrase) / 3
+
+
+def _window_coverage(terms: ClaimTerms, ev: EvidenceIndex) -> float:
+    """Best weighted coverage by a window of WINDOW_PASSAGES consecutive passages."""
+    weights = terms.terms
+    total = sum(weights.values())
+    if not total:
+        return 0.0
+    keys = weights.keys()
+    hits = [keys & stems for stems in ev.passage_stems]
+    best = 0.0
+    for i, hit in enumerate(hits):
+        if not hit:
+            continue  # a best window can always start at a passage with a hit
+        found = set(hit)
+        for j in range(i + 1, min(i + WINDOW_PASSAGES, len(hits))):
+            found |= hits[j]
+        best = max(best, sum(weights[k] for k in found))
+        if best >= total:
+            break
+    return best / total
+
+
+def signals(claim_text: str, evidence_texts: Sequence[str]) -> Signals:
+    terms = claim_terms(claim_text)
+    indexes = [index_evidence(t) for t in evidence_texts]
+    weights = terms.terms
+    total = sum(weights.values())
+    if indexes and total:
+        found = {k for k in weights if any(k in ev.stems for ev in indexes)}
+        overall = sum(weights[k] for k in found) / total
+        window = max(_window_coverage(terms, ev) for ev in indexes) if found else 0.0
+    else:
+        overall = window = 0.0
+    if terms.bigrams:
+        hits = sum(1 for b in terms.bigrams if any(b in ev.bigrams for ev in indexes))
+        phrase = hits / len(terms.bigrams)
+    else:
+        phrase = overall  # a one-word claim has no phrase to match
+    missing_numbers = tuple(
+        m.raw for m in terms.numbers if not any(ev.numbers.contains(m) for ev in indexes)
+    )
+    missing_ids = tuple(
+        name
+        for name in terms.identifiers
+        if not any(name.lower() in ev.code_tokens or name.lower() in ev.lowered for ev in indexes)
+    )
+    return Signals(
+        window=window,
+        overall=overall,
+        phrase=phrase,
+        missing_numbers=missing_numbers,
+        missing_identifiers=missing_ids,
+        identifiers=len(terms.identifiers),
+        numbers=len(terms.numbers),
+        terms=len(weights),
+    )
+
+
+def lexical_support(claim_text: str, evidence_texts: Sequence[str], kind: str) -> Support:
+    sig = signals(claim_text, evidence_texts)
+    reasons = [
+        f"term_coverage={sig.overall:.2f}",
+        f"window_coverage={sig.window:.2f}",
+        f"phrase_overlap={sig.phrase:.2f}",
+    ]
+    score = sig.base
+    named = kind == "extractive" and sig.identifiers
+    if named and not sig.missing_identifiers and not sig.missing_numbers:
+        score = max(score, SUPPORTED_AT)  # every named symbol and figure is there
+        reasons.append("identifiers_found")
+    if sig.missing_identifiers:
+        score = min(score, MISSING_NAME_CAP)
+        reasons.extend(f"identifier_missing:{name}" for name in sig.missing_identifiers[:3])
+    if sig.missing_numbers:
+        score = min(score, MISSING_NUMBER_CAP)
+        reasons.extend(f"number_missing:{raw}" for raw in sig.missing_numbers[:3])
+    verdict, confidence = _band(score, kind, bool(sig.missing_numbers))
+    return Support(verdict, round(score, 4), confidence, "lexical", tuple(reasons))
+
+
+def _band(score: float, kind: str, number_missing: bool) -> tuple[ClaimVerdict, Confidence]:
+    if number_missing:
+        return "not_supported", "high"
+    if score >= SUPPORTED_AT:
+        return "supported", "high" if score >= 0.9 else "medium"
+    if score >= PARTIAL_AT:
+        if kind == "abstractive":
+            return "unverifiable", "low"
+        return "partially_supported", "medium"
+    if score >= UNVERIFIABLE_AT:
+        return "unverifiable", "low"
+    return "not_supported", "high" if score < 0.2 else "medium"
+
+
+def _evidence_texts(results: Sequence[CitationResult]) -> list[str]:
+    texts = []
+    for r in results:
+        if r.citation.format == "json_path":
+            texts.append(str(r.value) if r.value is not None else "")
+        elif r.cited_text:
+            texts.append(r.cited_text)
+    return [t for t in texts if t]
+
+
+def assess_claim(
+    claim: Claim,
+    evidence: Sequence[CitationResult],
+    event: AnswerEvent,
+    options: CheckOptions,
+) -> Support:
+    if not claim.citation_indexes or not evidence:
+        return Support("not_supported", 0.0, "high", "rules", ("uncited",))
+    valid = [r for r in evidence if r.valid]
+    if not valid:
+        errors = sorted({r.error for r in evidence if r.error})
+        return Support(
+            "not_supported",
+            0.0,
+            "high",
+            "rules",
+            ("invalid_citations", *(f"citation_error:{e}" for e in errors)),
+        )
+    markers = [
+        (r.citation.start, r.citation.end) for r in evidence if r.citation.format != "segment"
+    ]
+    text = remove_spans(claim.text, claim.start, markers)
+    values = [r for r in valid if r.citation.format == "json_path"]
+    if values and len(values) == len(valid):
+        stated = [
+            value_stated(
+                r.value,
+                [text],
+                rel_tol=options.numeric_rel_tolerance,
+                min_similarity=options.string_min_similarity,
+            )
+            for r in values
+        ]
+        if all(stated):
+            return Support("supported", 1.0, "high", "rules", ("value_match",))
+    texts = _evidence_texts(valid)
+    if not texts:
+        return Support("unverifiable", 0.5, "low", "rules", ("no_evidence_text",))
+    return lexical_support(text, texts, claim.kind)
