@@ -15,12 +15,14 @@ import argparse
 import asyncio
 import socket
 import statistics
+import subprocess
+import sys
 import time
+import urllib.request
 from typing import Any
 
 from prometheus_client import CollectorRegistry
 
-from agents.fake_judge import JudgeHTTPServer
 from agents.judge_agent import JudgeRunner, MetricsObserver
 from agents.metrics import Metrics, build_metrics
 from monitor.check import check_event
@@ -39,10 +41,11 @@ async def check_loop(
     metrics: Metrics,
     sampler: Sampler | None,
     runner: JudgeRunner | None,
-) -> tuple[float, int]:
-    """Events/s of the check path and how many events it finished."""
+) -> tuple[float, float, int]:
+    """Events per wall-clock second and per CPU second of this thread (which also runs the judge
+    client), and how many events the check path finished."""
     done = 0
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.thread_time()
     for raw in events:
         event = decode_event(raw, options)
         if not isinstance(event, Rejection):
@@ -55,7 +58,8 @@ async def check_loop(
                     metrics.judge_dropped.labels(reason=decision.reason).inc()
         done += 1
         await asyncio.sleep(0)  # an agent yields between messages; the judge runs meanwhile
-    return done / (time.perf_counter() - started), done
+    wall, cpu = time.perf_counter() - started, time.thread_time() - cpu
+    return done / wall, done / cpu, done
 
 
 def _counter(metrics: Metrics, name: str, **labels: str) -> float:
@@ -73,8 +77,8 @@ async def one_run(
     options = CheckOptions()
     metrics = build_metrics(CollectorRegistry())
     if mode == "off":
-        eps, done = await check_loop(events, options, metrics, None, None)
-        return {"eps": eps, "done": done}
+        eps, cpu_eps, done = await check_loop(events, options, metrics, None, None)
+        return {"eps": eps, "cpu_eps": cpu_eps, "done": done}
     url, model = target
     config = JudgeConfig(
         base_url=url,
@@ -89,7 +93,9 @@ async def one_run(
     sampler = Sampler(
         SamplingPolicy(base_rate=rate, oversample_rate=rate, calls_per_minute=0, tokens_per_hour=0)
     )
-    eps, done = await check_loop(events, options, metrics, sampler, runner)
+    eps, cpu_eps, done = await check_loop(events, options, metrics, sampler, runner)
+    if mode == "on":  # untimed: let the calls in flight land so the figures show judged work
+        await asyncio.sleep(float(model.partition("@")[2] or 0) + 1.0)
     await runner.stop()
     outcomes = {
         o: _counter(metrics, "ragmon_judge_requests_total", model=model, outcome=o)
@@ -97,6 +103,7 @@ async def one_run(
     }
     return {
         "eps": eps,
+        "cpu_eps": cpu_eps,
         "done": done,
         "max_queue_depth": runner.max_depth,
         "queue_full_drops": _counter(metrics, "ragmon_judge_dropped_total", reason="queue_full"),
@@ -104,10 +111,29 @@ async def one_run(
     }
 
 
-def _closed_port() -> int:
+def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def _start_fake_judge() -> tuple[subprocess.Popen[bytes], str]:
+    """The fake judge in its own process, as a real LLM server would be."""
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agents.fake_judge", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/v1"
+    for _ in range(100):
+        try:
+            with urllib.request.urlopen(url + "/models", timeout=1):
+                return proc, url
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError("fake judge did not start")
 
 
 def measure(
@@ -118,11 +144,11 @@ def measure(
     queue_size: int = 100,
     concurrency: int = 4,
 ) -> dict[str, Any]:
-    server = JudgeHTTPServer().start()
+    proc, url = _start_fake_judge()
     targets = {
         "off": ("", ""),
-        "on": (server.url, f"ok@{delay}"),  # the fake judge sleeps `delay` s per call
-        "down": (f"http://127.0.0.1:{_closed_port()}/v1", "ok"),
+        "on": (url, f"ok@{delay}"),  # the fake judge sleeps `delay` s per call
+        "down": (f"http://127.0.0.1:{_free_port()}/v1", "ok"),  # nothing listens there
     }
     per_mode: dict[str, list[dict[str, Any]]] = {"off": [], "on": [], "down": []}
     try:
@@ -133,21 +159,26 @@ def measure(
                 )
                 per_mode[mode].append(result)
     finally:
-        server.stop()
-    median = {m: statistics.median(r["eps"] for r in rs) for m, rs in per_mode.items()}
+        proc.terminate()
+        proc.wait(timeout=10)
+    wall = {m: statistics.median(r["eps"] for r in rs) for m, rs in per_mode.items()}
+    cpu = {m: statistics.median(r["cpu_eps"] for r in rs) for m, rs in per_mode.items()}
     return {
         "events": len(events),
         "runs": runs,
         "judge_delay_seconds": delay,
         "sample_rate": rate,
         "queue_bound": queue_size,
-        "events_per_second_median": median,
-        "on_vs_off": median["on"] / median["off"],
-        "down_vs_off": median["down"] / median["off"],
+        "events_per_second_median": wall,
+        "events_per_cpu_second_median": cpu,
+        "on_vs_off": wall["on"] / wall["off"],
+        "down_vs_off": wall["down"] / wall["off"],
+        "on_vs_off_cpu": cpu["on"] / cpu["off"],
+        "down_vs_off_cpu": cpu["down"] / cpu["off"],
         "events_finished": {m: [r["done"] for r in rs] for m, rs in per_mode.items()},
         "max_queue_depth": max(r["max_queue_depth"] for r in per_mode["on"] + per_mode["down"]),
-        "on_last_run": {k: v for k, v in per_mode["on"][-1].items() if k != "eps"},
-        "down_last_run": {k: v for k, v in per_mode["down"][-1].items() if k != "eps"},
+        "on_last_run": {k: v for k, v in per_mode["on"][-1].items() if "eps" not in k},
+        "down_last_run": {k: v for k, v in per_mode["down"][-1].items() if "eps" not in k},
     }
 
 

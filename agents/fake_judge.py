@@ -223,6 +223,9 @@ class JudgeHTTPServer(ThreadingHTTPServer):
         name = host.decode() if isinstance(host, bytes) else str(host)
         return f"http://{name}:{port}/v1"
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # clients that time out or go away mid-request are part of the script
+
     def start(self) -> JudgeHTTPServer:
         self._thread = threading.Thread(target=self.serve_forever, name="fake-judge", daemon=True)
         self._thread.start()

@@ -102,6 +102,9 @@ class JudgeClient:
             max_retries=0,
             timeout=config.timeout,
         )
+        # The SDK imports its chat modules on first attribute access (tens of ms): do it here,
+        # not inside the first call on a busy event loop.
+        self._create = self._client.chat.completions.create
         self._clock = clock
         self._sleep = sleep
         self._rng = rng
@@ -255,7 +258,7 @@ class JudgeClient:
             start = self._clock()
             try:
                 async with self._slots:
-                    reply = await self._client.chat.completions.create(**kwargs)
+                    reply = await self._create(**kwargs)
             except openai.APITimeoutError:
                 self.observer.attempt(model, self._clock() - start, 0, 0, 0.0)
                 timeouts += 1
