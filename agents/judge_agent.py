@@ -28,6 +28,7 @@ from monitor.judge.client import AnswerOutcome, JudgeClient
 from monitor.judge.config import JudgeConfig
 from monitor.judge.record import judge_record
 from monitor.judge.request import JudgeRequest, RequestInvalid, parse_request
+from monitor.models import AnswerEvent, Verdict
 from monitor.sampling import Budget
 
 log = structlog.get_logger("ragmon.judge")
@@ -83,7 +84,6 @@ class JudgeRunner:
         self.audit = audit
         self.app_label = app_label or (lambda app: app or "other")
         self.judge_agreement = AgreementWindow(canary_window)
-        self.cheap_agreement = AgreementWindow(canary_window)
         self.max_depth = 0  # highest queue depth seen (benchmarks report it)
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -170,13 +170,28 @@ class JudgeRunner:
         judged = self.judge_agreement.observe(
             app, says_supported(c["verdict"] for c in record["claims"]), label
         )
-        cheap = self.cheap_agreement.observe(
-            app, says_supported(i.cheap_verdict for i in request.items), label
-        )
         if judged is not None:
             self.metrics.judge_agreement_ratio.labels(app=app).set(judged)
-        if cheap is not None:
-            self.metrics.cheap_agreement_ratio.labels(app=app).set(cheap)
+
+
+def cheap_canary_hook(
+    metrics: Metrics, app_label: Callable[[str | None], str], window: int = 200
+) -> Callable[..., None]:
+    """A check-path verdict hook `(event, verdict, *_)`: every canary (event with gold.label)
+    updates `cheap_agreement_ratio{app}`, judge enabled or not. CPU only, never awaits."""
+    agreement = AgreementWindow(window)
+
+    def hook(event: AnswerEvent, verdict: Verdict, *_: Any) -> None:
+        if event.gold_label is None or verdict.error is not None:
+            return
+        app = app_label(event.app)
+        ratio = agreement.observe(
+            app, says_supported(r.support.verdict for r in verdict.claims), event.gold_label
+        )
+        if ratio is not None:
+            metrics.cheap_agreement_ratio.labels(app=app).set(ratio)
+
+    return hook
 
 
 def build_judge_runner(

@@ -135,3 +135,21 @@ def test_canary_agreement_window() -> None:
     assert w.observe("a", True, "partially_supported") == pytest.approx(2 / 3)  # seed: partial ≥ 2
     assert w.observe("a", False, "supported") == pytest.approx(1 / 3)  # window of 3 slides
     assert w.ratio("b") is None
+
+
+def test_cheap_canary_hook_sets_the_gauge() -> None:
+    from prometheus_client import CollectorRegistry
+
+    from agents.judge_agent import cheap_canary_hook
+    from agents.metrics import build_metrics
+
+    metrics = build_metrics(CollectorRegistry())
+    hook = cheap_canary_hook(metrics, lambda app: app or "other")
+    hook(event(), verdict(), None)  # not a canary: nothing
+    assert (
+        metrics.registry.get_sample_value("ragmon_cheap_agreement_ratio", {"app": "shop"}) is None
+    )
+    # cheap verdicts supported, not_supported, not_supported → "not supported"; human: not → agree
+    hook(event(gold_label="not_supported"), verdict(), None)
+    hook(event(gold_label="supported"), verdict(), None)  # disagree
+    assert metrics.registry.get_sample_value("ragmon_cheap_agreement_ratio", {"app": "shop"}) == 0.5
