@@ -9,6 +9,7 @@ share the most words with the claim, in document order, within `max_evidence_cha
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Mapping
@@ -189,7 +190,13 @@ def _str(value: Any, name: str, optional: bool = True) -> str | None:
 
 
 def parse_request(value: Mapping[str, Any] | Any) -> JudgeRequest:
-    """A judge-requests record back into a JudgeRequest; RequestInvalid when it is not one."""
+    """A judge-requests record (a dict, or its JSON as bytes/str) back into a JudgeRequest;
+    RequestInvalid when it is not one."""
+    if isinstance(value, bytes | bytearray | str):
+        try:
+            value = json.loads(value)
+        except (ValueError, UnicodeDecodeError):
+            raise RequestInvalid("record is not JSON") from None
     if not isinstance(value, Mapping):
         raise RequestInvalid("record is not an object")
     if value.get("v") != REQUEST_VERSION:

@@ -47,6 +47,7 @@ def test_request_round_trip_through_json() -> None:
     req = build_request(ev, verdict(), judge_items(verdict()), "canary", now=123.0)
     back = parse_request(json.loads(json.dumps(req.to_dict())))
     assert back == req
+    assert parse_request(json.dumps(req.to_dict()).encode()) == req  # raw record values too
     assert req.answer == ev.answer and req.gold_answer == "Revenue grew 5%."
     assert req.est_tokens > 0
     plain = build_request(event(), verdict(), (), "base", now=1.0)
@@ -56,6 +57,8 @@ def test_request_round_trip_through_json() -> None:
 @pytest.mark.parametrize(
     "bad",
     [
+        b"not json",
+        b"\xff",
         None,
         [],
         "x",
