@@ -31,6 +31,7 @@ class Prometheus:
             "rule_files": [str(p) for p in rule_files],
             "scrape_configs": [{"job_name": "ragmon", "static_configs": [{"targets": targets}]}],
         }
+        workdir.mkdir(parents=True, exist_ok=True)
         self.config = workdir / "prometheus.yml"
         self.config.write_text(yaml.safe_dump(config), encoding="utf-8")
         self.log = (workdir / "prometheus.log").open("wb")

@@ -10,28 +10,29 @@ should have data must return series.
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
-import yaml
 from prometheus_client import CollectorRegistry, start_http_server
 
 from agents.alerting import Alerting
-from agents.dashboard import dashboard_exprs
-from agents.grafana_model import grafana_alert_rules
 from agents.metrics import Metrics, build_metrics
 from agents.promql import rule_query
 from monitor.alerts import WindowFigures, load_rules
 from monitor.options import CheckOptions
 from tests.conftest import standard_mix
 from tests.integration.prometheus_server import PROMETHEUS, Prometheus
+from tests.integration.promql_checks import (
+    RULES_FILE,
+    check_rules_loaded_and_healthy,
+    dashboard_queries,
+    empty_results,
+    grafana_rule_queries,
+    shipped_prometheus_rules,
+)
 
-ROOT = Path(__file__).resolve().parents[2]
-RULES_FILE = ROOT / "deploy/prometheus/rules.yml"
 ROUNDS = 5
 
 pytestmark = [
@@ -176,12 +177,6 @@ def fed_prometheus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[P
         thread.join(5)
 
 
-def _concrete(expr: str) -> str:
-    """Grafana's variables as Grafana would expand them for a 1 s scrape interval."""
-    expr = re.sub(r"label_values\((\w+),\s*(\w+)\)", r"group by (\2) (\1)", expr)
-    return expr.replace("$__rate_interval", "1m").replace("$app", ".*").replace("${datasource}", "")
-
-
 # Legitimately empty here: Prometheus's alerts need `for: 2m`, and no ragmon alert has fired
 # yet, so there is no notification (the end-to-end test covers both).
 MAY_BE_EMPTY = ("ALERTS{", "ragmon_alert_notifications_total")
@@ -191,38 +186,18 @@ def test_every_dashboard_query_parses_and_returns_series(
     fed_prometheus: tuple[Prometheus, Feeder],
 ) -> None:
     prom, _ = fed_prometheus
-    dashboard = json.loads((ROOT / "dashboards/ragmon.json").read_text())
-    exprs = dashboard_exprs(dashboard)
-    assert len(exprs) >= 25
-    empty = []
-    for title, expr in exprs:
-        answer = prom.query(_concrete(expr))
-        assert answer["status"] == "success", f"{title}: {expr}: {answer.get('error')}"
-        if not answer["data"]["result"] and not any(m in expr for m in MAY_BE_EMPTY):
-            empty.append(f"{title}: {expr}")
-    assert empty == [], "\n".join(empty)
+    queries = dashboard_queries()
+    assert len(queries) >= 25
+    assert empty_results(prom, queries, MAY_BE_EMPTY) == []
 
 
 def test_prometheus_rules_load_evaluate_and_record(
     fed_prometheus: tuple[Prometheus, Feeder],
 ) -> None:
     prom, _ = fed_prometheus
-    groups = prom.http.get("/api/v1/rules").json()["data"]["groups"]
-    rules = [r for g in groups for r in g["rules"]]
-    shipped = [r for g in yaml.safe_load(RULES_FILE.read_text())["groups"] for r in g["rules"]]
-    assert len(rules) == len(shipped) == 14
-    prom.wait_for("count(app:ragmon_validity:ratio5m) >= 3")  # recorded for every app
-    rules = [r for g in prom.http.get("/api/v1/rules").json()["data"]["groups"] for r in g["rules"]]
-    assert [
-        (r["name"], r["health"], r.get("lastError", "")) for r in rules if r["health"] != "ok"
-    ] == []
-    for rule in shipped:
-        answer = prom.query(rule["expr"])
-        assert answer["status"] == "success", (
-            f"{rule.get('alert') or rule['record']}: {answer.get('error')}"
-        )
-        if "record" in rule:
-            assert answer["data"]["result"], f"recording rule {rule['record']} has no data"
+    check_rules_loaded_and_healthy(prom)
+    records = [(r["record"], r["expr"]) for r in shipped_prometheus_rules() if "record" in r]
+    assert len(records) == 6 and empty_results(prom, records, ()) == []
 
 
 def test_alert_rule_figures_have_data(fed_prometheus: tuple[Prometheus, Feeder]) -> None:
@@ -240,12 +215,7 @@ def test_alert_rule_figures_have_data(fed_prometheus: tuple[Prometheus, Feeder])
     # the standard mix has ~10% invalid citations: validity breaches 0.95 where the tally says so
     low = {app for app in apps if feeder.tallies[app].valid / feeder.tallies[app].citations < 0.95}
     assert low, "expected the standard mix to breach the validity threshold"
-    [alert] = [
-        r
-        for g in yaml.safe_load(RULES_FILE.read_text())["groups"]
-        for r in g["rules"]
-        if r.get("alert") == "RagmonValidityLow"
-    ]
+    [alert] = [r for r in shipped_prometheus_rules() if r.get("alert") == "RagmonValidityLow"]
     assert {s["metric"]["app"] for s in prom.series(alert["expr"])} == low
     # and the in-stream evaluation of the same figures is pending there (`for: 2m` not yet over)
     states = {app: feeder.alerting.store[app]["validity_low"]["status"] for app in apps}
@@ -256,24 +226,9 @@ def test_grafana_alert_rule_queries_parse_and_return_series(
     fed_prometheus: tuple[Prometheus, Feeder],
 ) -> None:
     prom, _ = fed_prometheus
-    provisioned = yaml.safe_load(
-        (ROOT / "deploy/grafana/provisioning/alerting/ragmon-rules.yaml").read_text()
-    )
-    file_exprs = [
-        q["model"]["expr"]
-        for r in provisioned["groups"][0]["rules"]
-        for q in r["data"]
-        if "expr" in q["model"]
-    ]
-    api_exprs = [
-        q["model"]["expr"]
-        for r in grafana_alert_rules(load_rules())
-        for q in r["data"]
-        if "expr" in q["model"]
-    ]
-    assert file_exprs == api_exprs and len(api_exprs) == 7
-    for expr in api_exprs:
-        assert prom.series(expr), f"Grafana alert query has no data: {expr}"
+    queries = grafana_rule_queries()
+    assert len(queries) == 7
+    assert empty_results(prom, queries, ()) == []
     [up] = prom.series('sum(up{job="ragmon"})')
     assert float(up["value"][1]) == 1.0
 
