@@ -72,8 +72,8 @@ class Alerting:
             self.store[figures.app] = states
         self._set_gauges(figures.app, states)
         sample = tuple(examples[:MAX_EXAMPLES])
+        transitions = [replace(t, examples=sample) for t in transitions]
         for transition in transitions:
-            transition = replace(transition, examples=sample)
             log.warning(
                 "alert " + transition.kind,
                 rule=transition.rule.name,

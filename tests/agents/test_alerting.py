@@ -1,0 +1,159 @@
+"""Alert glue (gauges, log sink, table state), sync comparisons, PromQL and render helpers."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+from prometheus_client import CollectorRegistry
+
+from agents.alerting import Alerting, build_alerting
+from agents.commands.grafana import run_render
+from agents.grafana_model import grafana_alert_rules, rule_uid
+from agents.grafana_sync import folder_uid, is_subset, plan
+from agents.metrics import Metrics, build_metrics
+from agents.promql import alert_name, figure_query, grafana_expr, prometheus_expr
+from agents.render import render_files
+from monitor.alerts import AlertRule, WindowFigures, load_rules
+from monitor.settings import load_settings
+
+RULE = AlertRule("validity_low", "validity", "below", 0.95, 0.97, min_events=5, for_seconds=0)
+
+
+@pytest.fixture
+def metrics() -> Metrics:
+    return build_metrics(CollectorRegistry())
+
+
+def gauge(metrics: Metrics, app: str) -> float | None:
+    return metrics.registry.get_sample_value(
+        "ragmon_alert_firing", {"rule": "validity_low", "app": app}
+    )
+
+
+def notifications(metrics: Metrics, sink: str, outcome: str) -> float | None:
+    return metrics.registry.get_sample_value(
+        "ragmon_alert_notifications_total", {"sink": sink, "outcome": outcome}
+    )
+
+
+def fig(at: float, validity: float, app: str = "a") -> WindowFigures:
+    return WindowFigures(app=app, at=at, events=10, values={"validity": validity})
+
+
+def test_without_grafana_alerts_go_to_the_log(
+    metrics: Metrics, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table: dict[str, object] = {}
+    alerting = Alerting((RULE,), metrics, notifier=None, store=table)
+    assert gauge(metrics, "a") is None
+    alerting.observe(fig(1, 0.99))
+    assert gauge(metrics, "a") == 0
+    [fired] = alerting.observe(fig(2, 0.5), examples=["e1", "e2"])
+    assert fired.examples == ("e1", "e2")
+    assert gauge(metrics, "a") == 1 and alerting.firing() == [("validity_low", "a")]
+    assert notifications(metrics, "log", "sent") == 1
+    assert table["a"]["validity_low"]["status"] == "firing"  # type: ignore[index]
+    out = capsys.readouterr().out
+    assert "alert firing" in out and "validity_low" in out
+
+
+def test_restore_and_forget_follow_partition_ownership(metrics: Metrics) -> None:
+    table: dict[str, object] = {}
+    Alerting((RULE,), metrics, store=table).observe(fig(1, 0.5))
+    fresh = build_metrics(CollectorRegistry())  # another worker takes the app over
+    owner = Alerting((RULE,), fresh, store=table)
+    owner.restore("a")
+    assert gauge(fresh, "a") == 1 and notifications(fresh, "log", "sent") is None
+    owner.forget("a")
+    assert gauge(fresh, "a") is None
+    owner.forget("never-seen")  # no error
+
+
+def test_unchanged_state_is_not_rewritten(metrics: Metrics) -> None:
+    class CountingTable(dict[str, object]):
+        writes = 0
+
+        def __setitem__(self, key: str, value: object) -> None:
+            self.writes += 1
+            super().__setitem__(key, value)
+
+    table = CountingTable()
+    alerting = Alerting((RULE,), metrics, store=table)
+    alerting.observe(fig(1, 0.5))
+    alerting.observe(fig(1, 0.5))  # same window again: same state, no changelog write
+    assert table.writes == 1
+
+
+def test_build_alerting_reads_the_rules_file(tmp_path: Path, metrics: Metrics) -> None:
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("rules: [{name: dlq, figure: dlq_rate, above: 0.5, window: 300}]")
+    settings = load_settings(rules_file=str(rules))
+    alerting = build_alerting(settings, metrics)
+    assert [r.name for r in alerting.rules] == ["dlq"] and alerting.notifier is None
+
+
+def test_promql_for_rules_hand_written() -> None:
+    q = figure_query("validity", "5m", apps=("a", "b"), min_events=20)
+    assert q.value == (
+        'sum by (app) (rate(ragmon_citations_total{status="valid",app=~"a|b"}[5m])) / '
+        'sum by (app) (rate(ragmon_citations_total{app=~"a|b"}[5m]))'
+    )
+    assert q.enough == 'sum by (app) (increase(ragmon_events_total{app=~"a|b"}[5m])) >= 20'
+    no_hysteresis = AlertRule("dlq", "dlq_rate", "above", 0.1, 0.1, 60, 5, 0)
+    assert prometheus_expr(no_hysteresis) == (
+        "((sum(rate(ragmon_dlq_total[1m])) / sum(rate(ragmon_events_total[1m]))) > 0.1) "
+        "and on() (sum(increase(ragmon_events_total[1m])) >= 5)"
+    )
+    assert grafana_expr(no_hysteresis).startswith("(sum(rate(ragmon_dlq_total[1m]))")
+    assert alert_name(RULE) == "RagmonValidityLow" and rule_uid("a_b") == "ragmon-a-b"
+
+
+def test_grafana_rule_thresholds_and_recovery() -> None:
+    rules = grafana_alert_rules(load_rules(), folder_uid="f", datasource_uid="ds", org_id=3)
+    by_uid = {r["uid"]: r for r in rules}
+    validity = by_uid["ragmon-validity-low"]
+    assert (validity["orgID"], validity["folderUID"], validity["for"]) == (3, "f", "2m")
+    [cond] = validity["data"][2]["model"]["conditions"]
+    assert cond == {
+        "evaluator": {"type": "lt", "params": [0.95]},
+        "unloadEvaluator": {"type": "gt", "params": [0.97]},
+    }
+    assert validity["data"][0]["datasourceUid"] == "ds" and validity["noDataState"] == "OK"
+    assert by_uid["ragmon-not-reporting"]["noDataState"] == "Alerting"
+
+
+def test_is_subset_ignores_fields_grafana_adds() -> None:
+    assert is_subset(
+        {"a": 1, "b": [{"c": 2}]}, {"a": 1.0, "b": [{"c": 2, "id": 9}], "updated": "x"}
+    )
+    assert not is_subset({"b": [{"c": 2}]}, {"b": [{"c": 2}, {"c": 3}]})
+    assert not is_subset({"a": True}, {"a": 1})
+    assert not is_subset({"a": 1}, {})
+    assert folder_uid("My RAG alerts!") == "my-rag-alerts" and folder_uid("***") == "ragmon"
+
+
+def test_plan_without_grafana_creates_everything() -> None:
+    actions = plan(
+        None,
+        folder_title="ragmon",
+        dashboard={"uid": "d", "title": "D"},
+        alert_rules=grafana_alert_rules(load_rules()),
+    )
+    assert [a.kind for a in actions] == ["create"] * 9
+    with pytest.raises(ValueError, match="uid"):
+        plan(None, folder_title="ragmon", dashboard={}, alert_rules=[])
+
+
+def test_render_writes_then_checks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = argparse.Namespace(
+        config=None, rules=None, out=str(tmp_path), check=True, datasource_uid=None
+    )
+    assert run_render(args) == 1
+    assert capsys.readouterr().out.count("out of date:") == 3
+    assert run_render(argparse.Namespace(**{**vars(args), "check": False})) == 0
+    assert run_render(args) == 0
+    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*.*")) == sorted(
+        render_files(load_rules())
+    )
