@@ -102,3 +102,52 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
 def _same_length(a: Sequence[object], b: Sequence[object]) -> None:
     if len(a) != len(b):
         raise ValueError(f"length mismatch: {len(a)} != {len(b)}")
+
+
+HUMAN_GRADES: dict[str, int] = {"supported": 2, "partially_supported": 1, "not_supported": 0}
+
+
+def binary_prediction(verdict: str, score: float, threshold: float = 0.5) -> bool:
+    """supported → True, not_supported → False; the undecided verdicts by their score."""
+    if verdict == "supported":
+        return True
+    if verdict == "not_supported":
+        return False
+    return score >= threshold
+
+
+def agreement_report(
+    labels: Sequence[str],
+    verdicts: Sequence[str],
+    scores: Sequence[float],
+    threshold: float = 0.5,
+) -> dict[str, object]:
+    """Every figure `ragmon eval` prints for one tier against human labels.
+
+    labels: supported / partially_supported / not_supported (seed 001 §7.3 grades 2 / 1 / 0);
+    verdicts: the tier's four-way verdicts; scores: its support scores in [0, 1].
+    """
+    _same_length(labels, verdicts)
+    _same_length(labels, scores)
+    predicted = [binary_prediction(v, s, threshold) for v, s in zip(verdicts, scores, strict=True)]
+    positive = [label == "supported" for label in labels]
+    strict = [i for i, label in enumerate(labels) if label != "partially_supported"]
+    return {
+        "n": len(labels),
+        "n_by_label": {k: sum(1 for label in labels if label == k) for k in HUMAN_GRADES},
+        "balanced_accuracy": balanced_accuracy(
+            [positive[i] for i in strict], [predicted[i] for i in strict]
+        ),
+        "balanced_accuracy_partial_negative": balanced_accuracy(positive, predicted),
+        "auroc": auroc([scores[i] for i in strict], [positive[i] for i in strict]),
+        "auroc_partial_negative": auroc(scores, positive),
+        # seed 001 §7.3: agree when the tier says supports and human >= 2, or not and <= 1
+        "agreement_rate": agreement_rate(positive, predicted),
+        "spearman": spearman(scores, [float(HUMAN_GRADES[label]) for label in labels]),
+        "confusion": confusion_matrix(
+            list(labels),
+            list(verdicts),
+            ["supported", "partially_supported", "not_supported", "unverifiable"],
+        ),
+        "threshold": threshold,
+    }

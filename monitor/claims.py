@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import bisect
 import re
+import string
 from collections.abc import Sequence
 
 from monitor.models import AnswerEvent, Citation, Claim, ClaimKind
 from monitor.options import CheckOptions
 from monitor.sentences import split_sentences
-from monitor.text import WORD_RE, quotations, remove_spans
+from monitor.text import quotations, remove_spans, split_words, wordset
 
 _META_RE = re.compile(
     r"^(?:(?:this|in this)\s+(?:section|answer|response)\b"
@@ -24,38 +25,47 @@ _META_RE = re.compile(
     r"|(?:sources?|references?|citations?)\s*:)",
     re.I,
 )
+_PUNCTUATION = string.punctuation + "“”‘’–—…«»•·"
 _LEAD_RE = re.compile(r"^[\s>*_~]+")  # blockquote and emphasis markers before the first word
 _TRAIL_RE = re.compile(r"[\s\"'”’)\]*_~]+$")
 
-_EXTRACTIVE_RES = (
-    re.compile(r"`[^`\n]+`"),
-    re.compile(
-        r"\b(?:function|class|method|variable|module|field|attribute|parameter|constant)\s+"
-        r"[`\"“]?(?:[A-Za-z_]\w*_\w*|[a-z]+[A-Z]\w*|[A-Z]\w*|\w+\(\))"
-    ),
-    re.compile(r"\b(?:defined|declared|located|found|stored)\s+(?:in|at)\b", re.I),
-    re.compile(r"\b(?:named|called)\s+[`\"“]?[A-Z_]\w*"),
+_EXTRACTIVE_RE = re.compile(
+    r"`[^`\n]+`"
+    r"|\b(?:function|class|method|variable|module|field|attribute|parameter|constant)\s+"
+    r"[`\"“]?(?:[A-Za-z_]\w*_\w*|[a-z]+[A-Z]\w*|[A-Z]\w*|\w+\(\))"
+    r"|\b(?:[Dd]efined|[Dd]eclared|[Ll]ocated|[Ff]ound|[Ss]tored)\s+(?:in|at)\b"
+    r"|\b(?:named|called)\s+[`\"“]?[A-Z_]\w*"
+    r"|\b(?!(?:The|This|That|These|Those|Each|Every|Its|Their|Our|One|An?|Any)\b)"
+    r"(?:[A-Z]\w*|\w+_\w*|[a-z]+[A-Z]\w*)\s+(?:class|function|method|module)\b"
 )
-_ABSTRACTIVE_RE = re.compile(
-    r"\b(?:handles?|handling|manages?|managing|responsible"
-    r"|implements?|implementing|provides?|providing|supports?|supporting"
-    r"|architecture|design|pattern"
-    r"|ensures?|ensuring|guarantees?|prevents?|preventing)\b",
-    re.I,
+_EXTRACTIVE_TRIGGERS = wordset(
+    "function class method variable module field attribute parameter constant "
+    "defined declared located found stored named called"
+)
+_ABSTRACTIVE_WORDS = wordset(
+    "handle handles handling manage manages managing responsible implement implements "
+    "implementing provide provides providing support supports supporting architecture design "
+    "pattern ensure ensures ensuring guarantee guarantees prevent prevents preventing"
 )
 
 
 def classify_claim(text: str) -> ClaimKind:
     """Seed 001 decision tree: code/symbol/location/quotation → extractive, purpose → abstractive."""
-    if any(regex.search(text) for regex in _EXTRACTIVE_RES) or quotations(text):
+    lowered = set(split_words(text.lower()))
+    if ("`" in text or not lowered.isdisjoint(_EXTRACTIVE_TRIGGERS)) and _EXTRACTIVE_RE.search(
+        text
+    ):
         return "extractive"
-    if _ABSTRACTIVE_RE.search(text):
+    if ('"' in text or "“" in text) and quotations(text):
+        return "extractive"
+    if not lowered.isdisjoint(_ABSTRACTIVE_WORDS):
         return "abstractive"
     return "unknown"
 
 
 def count_words(text: str) -> int:
-    return sum(1 for token in text.split() if WORD_RE.search(token))
+    """Whitespace-separated tokens that hold a letter or digit ("—" and "-" are not words)."""
+    return sum(1 for token in text.split() if token.strip(_PUNCTUATION))
 
 
 def is_claim(text: str, min_words: int) -> bool:

@@ -1,79 +1,86 @@
 """Lexical indexes of evidence texts and claims, built once and memoised.
 
 An evidence text (a span, a line range, a whole document) is indexed once however many claims
-cite it: content stems, stem bigrams, whole code tokens, numbers, and per-passage stem sets for
-the best-window search. Passages are sentences (or lines of code); a window is up to
-a few consecutive passages, so the search is linear in the document length.
+cite it: content stems, stem bigrams and per-passage stem sets for the best-window search;
+its figures are parsed only when a claim's figure is not found as written. Passages are
+sentences (or lines of code); a window is a few consecutive passages, so the search is linear
+in the document length.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
+from monitor.numbers import NumberMention, NumberSet, numbers, written_in
 from monitor.text import (
-    NumberMention,
-    NumberSet,
-    content_stems,
+    SEPARATORS,
+    STEMS,
     identifiers,
-    numbers,
+    split_words,
+    stem_or_stop,
     words,
     wordset,
 )
 
-_PASSAGE_RE = re.compile(r"[^\n.!?]*(?:[.!?]+(?=\s|$)|\n|$)")
-_CODE_TOKEN_RE = re.compile(r"[A-Za-z0-9_]+")
-_CAPITALISED_RE = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+[A-Za-z]*\b")
+# Sentence ends (and line breaks) become a passage mark, every other separator a space, so one
+# translate + split cuts a document into passages of words. A period inside "3.14" or "U.S." cuts
+# too: harmless, a window spans several passages.
+_MARK = "\x00"
+_PASSAGE_TABLE = {**SEPARATORS, **{ord(c): _MARK for c in ".!?;\n"}}
 
 
-@dataclass(frozen=True, slots=True)
 class EvidenceIndex:
-    text: str
-    lowered: str
-    stems: frozenset[str]
-    bigrams: frozenset[tuple[str, str]]
-    code_tokens: frozenset[str]
-    numbers: NumberSet
-    passages: tuple[tuple[int, int], ...]
-    passage_stems: tuple[frozenset[str], ...]
+    """Stems (per passage, overall, bigrams) of one evidence text; figures on first need."""
 
+    __slots__ = ("_numbers", "bigrams", "lowered", "passage_stems", "stems", "text")
 
-def _passages(text: str) -> list[tuple[int, int]]:
-    out = []
-    pos, n = 0, len(text)
-    while pos < n:
-        m = _PASSAGE_RE.match(text, pos)
-        end = m.end() if m and m.end() > pos else n
-        if text[pos:end].strip():
-            out.append((pos, end))
-        pos = end
-    return out
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lowered = lowered = text.lower()
+        get = STEMS.get
+        passage_stems: list[frozenset[str]] = []
+        bigrams: set[str] = set()
+        for chunk in lowered.translate(_PASSAGE_TABLE).split(_MARK):
+            tokens = chunk.split()
+            if not tokens:
+                continue
+            found = list(map(get, tokens))
+            if None in found:
+                found = [
+                    stem_or_stop(t) if s is None else s for s, t in zip(found, tokens, strict=True)
+                ]
+            stems: list[str] = [s for s in found if s]  # stopwords stem to ""
+            if stems:
+                passage_stems.append(frozenset(stems))
+                # "a b" strings, not tuples: thousands of retained tuples make every cyclic
+                # GC pass of a long-running worker slower
+                bigrams.update(map(" ".join, pairwise(stems)))
+        self.passage_stems = tuple(passage_stems)
+        self.stems: frozenset[str] = frozenset().union(*passage_stems)
+        self.bigrams = frozenset(bigrams)
+        self._numbers: NumberSet | None = None
+
+    def has_number(self, mention: NumberMention) -> bool:
+        if written_in(mention, self.text):
+            return True
+        if self._numbers is None:
+            self._numbers = NumberSet.of_text(self.text)
+        return self._numbers.contains(mention)
 
 
 @lru_cache(maxsize=1024)
 def index_evidence(text: str) -> EvidenceIndex:
-    tokens = words(text)
-    stems = content_stems(tokens)
-    passages = _passages(text)
-    return EvidenceIndex(
-        text=text,
-        lowered=text.lower(),
-        stems=frozenset(stems),
-        bigrams=frozenset(pairwise(stems)),
-        code_tokens=frozenset(t.lower() for t in _CODE_TOKEN_RE.findall(text)),
-        numbers=NumberSet.of_text(text),
-        passages=tuple(passages),
-        passage_stems=tuple(frozenset(content_stems(words(text[s:e]))) for s, e in passages),
-    )
+    return EvidenceIndex(text)
 
 
 @dataclass(frozen=True, slots=True)
 class ClaimTerms:
     text: str  # citation markers removed
     terms: dict[str, float]  # content stem → weight
-    bigrams: frozenset[tuple[str, str]]
+    names: frozenset[str]  # stems of capitalised words inside the sentence (people, places, titles)
+    bigrams: frozenset[str]  # "stem1 stem2"
     identifiers: tuple[str, ...]
     numbers: tuple[NumberMention, ...]
 
@@ -85,34 +92,44 @@ GENERIC_CODE_WORDS = wordset(
 )
 
 
+def _may_hold_identifier(text: str, cased: list[str]) -> bool:
+    if "_" in text or "`" in text:
+        return True
+    return any(not (t.islower() or t.istitle() or t.isupper()) for t in cased)  # camelCase
+
+
 def claim_terms(text: str) -> ClaimTerms:
     """Weighted content terms of a claim: names the reader could check count double."""
+    cased = split_words(text)
     tokens = words(text)
-    stems = content_stems(tokens)
-    proper = {t.lower() for t in _CAPITALISED_RE.findall(text.strip())}
-    names = identifiers(text)
-    name_parts = {w for name in names for w in words(name)}
+    # a capitalised word after the first is a name (the first may just open the sentence)
+    capitalised = {
+        low
+        for t, low in zip(cased[1:], tokens[1:], strict=False)
+        if t[0].isupper() and not t.isupper()
+    }
+    ids = identifiers(text) if _may_hold_identifier(text, cased) else []
+    id_parts = {w for name in ids for w in words(name)}
+    get = STEMS.get
+    stems = [stem_or_stop(t) if (s := get(t)) is None else s for t in tokens]  # "" = stopword
     terms: dict[str, float] = {}
-    for token in tokens:
-        if token in proper or token in name_parts:
-            weight = 2.0
-        elif token.isdecimal():
+    names: set[str] = set()
+    for token, key in zip(tokens, stems, strict=True):
+        if not key or token.isdecimal() or token in GENERIC_CODE_WORDS:
             continue  # numbers are checked exactly, not as terms
+        if token in capitalised:
+            terms[key] = 2.0
+            names.add(key)
+        elif token in id_parts:
+            terms[key] = 2.0
         else:
-            weight = 1.0
-        key = _stem_of(token)
-        if key is None or token in GENERIC_CODE_WORDS:
-            continue
-        terms[key] = max(terms.get(key, 0.0), weight)
+            terms.setdefault(key, 1.0)
+    content = [s for s in stems if s]
     return ClaimTerms(
         text=text,
         terms=terms,
-        bigrams=frozenset(pairwise(stems)),
-        identifiers=tuple(names),
+        names=frozenset(names),
+        bigrams=frozenset(map(" ".join, pairwise(content))),
+        identifiers=tuple(ids),
         numbers=tuple(numbers(text)),
     )
-
-
-def _stem_of(token: str) -> str | None:
-    stems = content_stems([token])
-    return stems[0] if stems else None

@@ -18,19 +18,26 @@ from monitor.models import AnswerEvent, CitationResult, Claim
 from monitor.options import CheckOptions
 from monitor.text import quotations, remove_spans
 
-_SPACE_RE = re.compile(r"\s+")
-_FOLD = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "\u00a0": " "})
+_NON_WORD_RE = re.compile(r"[^\w]+")
+_ELLIPSIS_RE = re.compile(r"\[\s*(?:\.\s*){2,}\]|\.{3,}|…|\[\s*…\s*\]")
 
 
 def normalise(text: str) -> str:
-    """Case, typographic quotes/dashes and runs of whitespace do not make a quote wrong."""
-    return _SPACE_RE.sub(" ", text.translate(_FOLD).lower()).strip()
+    """Case, punctuation and spacing do not make a quotation wrong; only the words count."""
+    return _NON_WORD_RE.sub(" ", text.lower()).strip()
 
 
 def quote_found(quote: str, evidence: str, min_similarity: float) -> bool:
-    needle, haystack = normalise(quote), normalise(evidence)
-    if not needle or not haystack:
+    """Every part of the quote (split at elisions: "[...]", "...", "…") is in the evidence."""
+    haystack = normalise(evidence)
+    parts = [normalise(p) for p in _ELLIPSIS_RE.split(quote)]
+    parts = [p for p in parts if p]
+    if not parts or not haystack:
         return False
+    return all(_part_found(p, haystack, min_similarity) for p in parts)
+
+
+def _part_found(needle: str, haystack: str, min_similarity: float) -> bool:
     if needle in haystack:
         return True
     if len(haystack) < len(needle) * min_similarity:

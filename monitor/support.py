@@ -34,8 +34,10 @@ SUPPORTED_AT = 0.75
 PARTIAL_AT = 0.55
 UNVERIFIABLE_AT = 0.4
 MISSING_NUMBER_CAP = 0.2  # a changed figure: not supported, whatever the wording
-MISSING_NAME_CAP = 0.35
+MISSING_IDENTIFIER_CAP = 0.35  # a code symbol the cited code does not contain
+NAME_FACTOR = 0.8  # each name (capitalised word) absent from the evidence removes a fifth
 WINDOW_PASSAGES = 3
+TERMS_WEIGHT = 0.75
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,13 +47,17 @@ class Signals:
     phrase: float
     missing_numbers: tuple[str, ...]
     missing_identifiers: tuple[str, ...]
+    missing_names: int
     identifiers: int
     numbers: int
     terms: int
 
     @property
     def base(self) -> float:
-        return (self.window + self.overall + self.phrase) / 3
+        # term coverage is the primary signal (seed 001 §4.4); shared phrasing corroborates it
+        # but a faithful paraphrase legitimately breaks bigrams, so it weighs a quarter
+        terms = (self.window + self.overall) / 2
+        return TERMS_WEIGHT * terms + (1 - TERMS_WEIGHT) * self.phrase
 
 
 def _window_coverage(terms: ClaimTerms, ev: EvidenceIndex) -> float:
@@ -60,7 +66,7 @@ def _window_coverage(terms: ClaimTerms, ev: EvidenceIndex) -> float:
     total = sum(weights.values())
     if not total:
         return 0.0
-    keys = weights.keys()
+    keys = frozenset(weights)
     hits = [keys & stems for stems in ev.passage_stems]
     best = 0.0
     for i, hit in enumerate(hits):
@@ -82,22 +88,22 @@ def signals(claim_text: str, evidence_texts: Sequence[str]) -> Signals:
     total = sum(weights.values())
     if indexes and total:
         found = {k for k in weights if any(k in ev.stems for ev in indexes)}
+        missing_names = len(terms.names - found)
         overall = sum(weights[k] for k in found) / total
         window = max(_window_coverage(terms, ev) for ev in indexes) if found else 0.0
     else:
         overall = window = 0.0
+        missing_names = len(terms.names)
     if terms.bigrams:
         hits = sum(1 for b in terms.bigrams if any(b in ev.bigrams for ev in indexes))
         phrase = hits / len(terms.bigrams)
     else:
         phrase = overall  # a one-word claim has no phrase to match
     missing_numbers = tuple(
-        m.raw for m in terms.numbers if not any(ev.numbers.contains(m) for ev in indexes)
+        m.raw for m in terms.numbers if not any(ev.has_number(m) for ev in indexes)
     )
     missing_ids = tuple(
-        name
-        for name in terms.identifiers
-        if not any(name.lower() in ev.code_tokens or name.lower() in ev.lowered for ev in indexes)
+        name for name in terms.identifiers if not any(name.lower() in ev.lowered for ev in indexes)
     )
     return Signals(
         window=window,
@@ -105,6 +111,7 @@ def signals(claim_text: str, evidence_texts: Sequence[str]) -> Signals:
         phrase=phrase,
         missing_numbers=missing_numbers,
         missing_identifiers=missing_ids,
+        missing_names=missing_names,
         identifiers=len(terms.identifiers),
         numbers=len(terms.numbers),
         terms=len(weights),
@@ -118,19 +125,27 @@ def lexical_support(claim_text: str, evidence_texts: Sequence[str], kind: str) -
         f"window_coverage={sig.window:.2f}",
         f"phrase_overlap={sig.phrase:.2f}",
     ]
-    score = sig.base
+    score = sig.base * NAME_FACTOR ** min(sig.missing_names, 3)
+    if sig.missing_names:
+        reasons.append(f"names_missing={sig.missing_names}")
     named = kind == "extractive" and sig.identifiers
     if named and not sig.missing_identifiers and not sig.missing_numbers:
         score = max(score, SUPPORTED_AT)  # every named symbol and figure is there
         reasons.append("identifiers_found")
-    if sig.missing_identifiers:
-        score = min(score, MISSING_NAME_CAP)
-        reasons.extend(f"identifier_missing:{name}" for name in sig.missing_identifiers[:3])
+    # PascalCase words are names in prose; they are code symbols only in claims about code
+    missing_ids = [n for n in sig.missing_identifiers if kind == "extractive" or _code_shaped(n)]
+    if missing_ids:
+        score = min(score, MISSING_IDENTIFIER_CAP)
+        reasons.extend(f"identifier_missing:{name}" for name in missing_ids[:3])
     if sig.missing_numbers:
         score = min(score, MISSING_NUMBER_CAP)
         reasons.extend(f"number_missing:{raw}" for raw in sig.missing_numbers[:3])
     verdict, confidence = _band(score, kind, bool(sig.missing_numbers))
     return Support(verdict, round(score, 4), confidence, "lexical", tuple(reasons))
+
+
+def _code_shaped(name: str) -> bool:
+    return "_" in name or "." in name or name[:1].islower()
 
 
 def _band(score: float, kind: str, number_missing: bool) -> tuple[ClaimVerdict, Confidence]:

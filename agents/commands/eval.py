@@ -1,0 +1,184 @@
+"""`ragmon eval EVENTS --labels LABELS [--json]`: the cheap tier's agreement with human labels.
+
+Each labelled event is one judged unit (a claim with its citations, as in shared/eval). Its
+cheap verdict is that of its weakest cited claim (all claims when none is cited); an event
+that yields no claim at all is reported as unscored rather than guessed. The statistics live in
+monitor.calibration; this module loads, checks, aggregates and formats.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from monitor.calibration import HUMAN_GRADES, agreement_report
+from monitor.check import check_event
+from monitor.decode import decode_event
+from monitor.errors import InputError
+from monitor.models import AnswerEvent, Rejection, Verdict
+from monitor.options import CheckOptions
+from monitor.settings import load_settings
+
+Checked = list[tuple[AnswerEvent, Verdict]]
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "eval",
+        help="agreement of the checks with human labels (balanced accuracy, AUROC, Spearman)",
+        description="Check labelled answer events offline and compare the cheap tier's "
+        "verdicts and scores with the human labels. Binary decision: supported is positive, "
+        "not_supported negative, partially_supported/unverifiable positive iff score >= "
+        "--threshold.",
+    )
+    p.add_argument("events", metavar="EVENTS", help="JSONL answer events")
+    p.add_argument(
+        "--labels", required=True, metavar="LABELS", help="JSONL {event_id, label} per line"
+    )
+    p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=0.5,
+        help="score at or above which an undecided verdict counts as supported (default 0.5)",
+    )
+    p.set_defaults(func=run)
+
+
+def load_labels(path: str) -> dict[str, str]:
+    """event_id → supported / partially_supported / not_supported."""
+    labels: dict[str, str] = {}
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for n, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                    event_id, label = row["event_id"], row["label"]
+                except (ValueError, KeyError, TypeError):
+                    raise InputError(f"{path}:{n}: not a {{event_id, label}} object") from None
+                if label not in HUMAN_GRADES:
+                    raise InputError(f"{path}:{n}: unknown label {label!r}")
+                labels[str(event_id)] = label
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror}") from None
+    return labels
+
+
+def load_checked(path: str, options: CheckOptions) -> tuple[Checked, list[Rejection]]:
+    """Decode and check every event of a JSONL file; rejected lines are returned apart."""
+    checked: Checked = []
+    rejected: list[Rejection] = []
+    try:
+        with open(path, "rb") as fh:
+            for line in fh:
+                if not line.strip():
+                    continue
+                event = decode_event(line.rstrip(b"\r\n"), options)
+                if isinstance(event, Rejection):
+                    rejected.append(event)
+                else:
+                    checked.append((event, check_event(event, options)))
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror}") from None
+    return checked, rejected
+
+
+def answer_support(verdict: Verdict) -> tuple[str, float] | None:
+    """The weakest cited claim's (verdict, score); all claims when none is cited; None if none."""
+    claims = [c for c in verdict.claims if c.claim.cited] or list(verdict.claims)
+    if not claims:
+        return None
+    weakest = min(claims, key=lambda c: c.support.score)
+    return weakest.support.verdict, weakest.support.score
+
+
+@dataclass
+class CheapEval:
+    figures: dict[str, Any]
+    unscored: list[str]  # labelled events without any claim
+    unlabelled: int
+    rejected: int
+
+
+def cheap_eval(
+    checked: Iterable[tuple[AnswerEvent, Verdict]],
+    labels: Mapping[str, str],
+    rejected: Sequence[Rejection] = (),
+    threshold: float = 0.5,
+) -> CheapEval:
+    truth: list[str] = []
+    verdicts: list[str] = []
+    scores: list[float] = []
+    unscored: list[str] = []
+    unlabelled = 0
+    for event, verdict in checked:
+        label = labels.get(event.event_id)
+        if label is None:
+            unlabelled += 1
+            continue
+        support = answer_support(verdict)
+        if support is None:
+            unscored.append(event.event_id)
+            continue
+        truth.append(label)
+        verdicts.append(support[0])
+        scores.append(support[1])
+    figures = agreement_report(truth, verdicts, scores, threshold)
+    return CheapEval(figures, unscored, unlabelled, len(rejected))
+
+
+def _fmt(value: object) -> str:
+    return "n/a" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def format_report(result: CheapEval, title: str = "cheap tier") -> str:
+    f = result.figures
+    by_label = f["n_by_label"]
+    lines = [
+        f"{title}: {f['n']} labelled events scored "
+        f"(supported={by_label['supported']}, partially_supported="
+        f"{by_label['partially_supported']}, not_supported={by_label['not_supported']}); "
+        f"unscored (no claim)={len(result.unscored)}, unlabelled={result.unlabelled}, "
+        f"rejected={result.rejected}",
+        f"  balanced accuracy (supported vs not, partial excluded): {_fmt(f['balanced_accuracy'])}",
+        "  balanced accuracy (partial counted as not supported):   "
+        f"{_fmt(f['balanced_accuracy_partial_negative'])}",
+        f"  AUROC of score (partial excluded / as negative):       "
+        f"{_fmt(f['auroc'])} / {_fmt(f['auroc_partial_negative'])}",
+        f"  agreement rate (seed 001 §7.3):                         {_fmt(f['agreement_rate'])}",
+        f"  Spearman(score, grade 2/1/0):                           {_fmt(f['spearman'])}",
+        f"  binary rule: supported +, not_supported -, others + iff score >= {f['threshold']}",
+        "  confusion (rows human, columns cheap verdict):",
+    ]
+    columns = list(next(iter(f["confusion"].values())))
+    lines.append("    " + " " * 20 + "".join(f"{c[:12]:>14}" for c in columns))
+    for label in HUMAN_GRADES:
+        row = f["confusion"][label]
+        lines.append(f"    {label:<20}" + "".join(f"{row[c]:>14}" for c in columns))
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = load_settings(getattr(args, "config", None))
+    options = settings.check_options()
+    labels = load_labels(args.labels)
+    checked, rejected = load_checked(args.events, options)
+    result = cheap_eval(checked, labels, rejected, args.threshold)
+    if args.json:
+        out = dict(result.figures)
+        out.update(
+            unscored=len(result.unscored), unlabelled=result.unlabelled, rejected=result.rejected
+        )
+        print(json.dumps(out, sort_keys=True))
+    else:
+        print(format_report(result))
+    if not result.figures["n"]:
+        print("ragmon eval: no labelled event could be scored", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,165 @@
+"""Figures in claims and evidence: "1,200", "3.14", "5.6 million", "$5M", "2018–19", "five".
+
+A claim's figure is supported when the evidence states a number that rounds to it at the
+precision the claim wrote ("41%" is covered by 41.3, "5.7 million" by 5,669,000). The claim side
+is strict (digits inside names and identifiers are not figures); the evidence side is lenient
+(any digit run counts, and spelled-out numbers too), so a figure is only called missing when the
+evidence offers nothing that could be it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+from monitor.text import NUMBER_WORDS, wordset
+
+_SCALES = {
+    "hundred": 1e2,
+    "thousand": 1e3,
+    "million": 1e6,
+    "millions": 1e6,
+    "billion": 1e9,
+    "billions": 1e9,
+    "trillion": 1e12,
+    "k": 1e3,
+    "m": 1e6,
+    "mn": 1e6,
+    "b": 1e9,
+    "bn": 1e9,
+}
+_SCALE_TAIL = r"(?:\s?(hundred|thousand|millions?|billions?|trillion)\b|(bn|mn|[kKmMbB])\b)?"
+# Standing alone: not part of a word (mp3, 3D, 1st, COVID-19, MS-06, H2O).
+NUMBER_RE = re.compile(
+    r"(?<![\w.])(?<![A-Za-z]-)(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?" + _SCALE_TAIL + r"(?![\w])(?!\.\d)"
+)
+# Evidence: "9th", "45°C" and "COVID-19" offer their digits; identifier digits (policy_9) do not.
+LENIENT_NUMBER_RE = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?" + _SCALE_TAIL)
+_NUMBER_WORD_RE = re.compile(r"\b(?:" + "|".join(NUMBER_WORDS) + r")\b", re.I)
+_YEAR_RANGE_RE = re.compile(r"\b(1[0-9]|20)(\d{2})\s?[-–/]\s?$")
+_NAME_BEFORE_RE = re.compile(r"\b([A-Z][A-Za-z]*)\s$")
+_DIGIT_RE = re.compile(r"\d")
+_MONTHS = wordset(
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class NumberMention:
+    raw: str
+    value: float
+    unit: float  # the last written digit's place value, scale included: "41" → 1, "3.5k" → 100
+    is_year: bool
+    digits: str  # as written without scale: "1,200", "3.14"
+    bare: float | None = None  # "100m": also 100 (metres?) when the scale is a glued letter
+
+    @property
+    def tolerance(self) -> float:
+        """A figure stands for anything that rounds to it: "41" covers 40.5 ≤ x ≤ 41.5."""
+        return self.unit / 2
+
+
+def _mention(match: re.Match[str], text: str) -> NumberMention:
+    integer, fraction = match.group(1), match.group(2)
+    scale_word = match.group(3) or match.group(4)
+    bare = float(integer.replace(",", "") + (fraction or ""))
+    unit = 10.0 ** -(len(fraction) - 1) if fraction else 1.0
+    scale = _SCALES.get(scale_word.lower(), 1.0) if scale_word else 1.0
+    if fraction is None and scale == 1.0 and len(integer) == 2:
+        year_range = _YEAR_RANGE_RE.search(text, max(0, match.start() - 8), match.start())
+        if year_range:  # "2018–19" means 2019
+            bare = float(year_range.group(1) + integer)
+    is_year = fraction is None and scale == 1.0 and 1000 <= bare <= 2100 and "," not in integer
+    return NumberMention(
+        raw=match.group(0),
+        value=bare * scale,
+        unit=unit * scale,
+        is_year=is_year,
+        digits=integer + (fraction or ""),
+        bare=bare if match.group(4) else None,
+    )
+
+
+def _mid_sentence(text: str, pos: int) -> bool:
+    """A capital at `pos` marks a name only when it does not open the sentence."""
+    before = text[:pos].rstrip(" \t\"'“(*_")
+    return bool(before) and before[-1] not in ".!?:;\n"
+
+
+def numbers(text: str) -> list[NumberMention]:
+    """Figures a claim states with digits.
+
+    Numbers that are part of a name ("Windows 10", "Stage 3", "Series 4") are not figures;
+    day numbers after a month are ("April 9").
+    """
+    if not _DIGIT_RE.search(text):
+        return []
+    out = []
+    for match in NUMBER_RE.finditer(text):
+        if len(match.group(1)) <= 3 and match.group(2) is None:
+            name = _NAME_BEFORE_RE.search(text, max(0, match.start() - 40), match.start())
+            if name and name.group(1).lower() not in _MONTHS and _mid_sentence(text, name.start()):
+                continue
+        out.append(_mention(match, text))
+    return out
+
+
+class NumberSet:
+    """The figures of an evidence text, sorted, for look-ups at a claim's precision."""
+
+    __slots__ = ("_values",)
+
+    def __init__(self, values: list[float]) -> None:
+        self._values = sorted(values)
+
+    @classmethod
+    def of_text(cls, text: str) -> NumberSet:
+        values: list[float] = []
+        if _DIGIT_RE.search(text):
+            for match in LENIENT_NUMBER_RE.finditer(text):
+                mention = _mention(match, text)
+                values.append(mention.value)
+                bare = float(match.group(1).replace(",", "") + (match.group(2) or ""))
+                if bare != mention.value:
+                    values.append(bare)  # "5 million" also offers 5; "2018–19" also 19
+        values.extend(float(NUMBER_WORDS[w.lower()]) for w in _NUMBER_WORD_RE.findall(text))
+        return cls(values)
+
+    def _has(self, value: float, tolerance: float) -> bool:
+        slack = tolerance + 1e-9 * abs(value)
+        i = bisect.bisect_left(self._values, value - slack)
+        return i < len(self._values) and self._values[i] <= value + slack
+
+    def contains(self, mention: NumberMention) -> bool:
+        """True when some figure of the evidence rounds to the mention's written precision."""
+        if self._has(mention.value, mention.tolerance):
+            return True
+        if mention.bare is None or not mention.bare:
+            return False
+        return self._has(mention.bare, mention.tolerance * mention.bare / mention.value)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
+def written_in(mention: NumberMention, text: str) -> bool:
+    """Fast path: the figure appears in `text` exactly as written (with or without thousands
+    separators), not glued to other digits. Misses only mean "ask NumberSet"."""
+    plain = mention.digits.replace(",", "")
+    forms = {mention.digits, plain}
+    if mention.unit == 1.0 and len(plain) > 3 and "," not in mention.digits:
+        forms.add(f"{int(plain):,}")
+    for form in forms:
+        start = text.find(form)
+        while start >= 0:
+            end = start + len(form)
+            before = text[start - 1] if start else " "
+            after = text[end : end + 2]
+            if not (before.isalnum() or before in "_.,") and not (
+                after[:1].isdigit() or (after[:1] in ".," and after[1:2].isdigit())
+            ):
+                return True
+            start = text.find(form, start + 1)
+    return False
