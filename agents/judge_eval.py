@@ -120,13 +120,27 @@ def _judged_claims(record: Mapping[str, Any] | None) -> dict[int, str | None]:
     return {c["index"]: c.get("verdict") for c in record.get("claims", [])}
 
 
-def answer_level(verdicts: Sequence[str | None]) -> str | None:
-    """An answer's verdict from its claims' (the weakest decided claim wins)."""
-    order = ("not_supported", "partially_supported", "supported")
-    decided = [v for v in verdicts if v in order]
-    if not decided:
-        return "unverifiable" if verdicts else None
-    return min(decided, key=order.index)
+def weakest_cheap(verdict: Verdict) -> tuple[str, float] | None:
+    """The weakest cited claim's (verdict, score), all claims when none is cited (as `ragmon
+    eval` reduces an event to one unit)."""
+    claims = [c for c in verdict.claims if c.claim.cited] or list(verdict.claims)
+    if not claims:
+        return None
+    weakest = min(claims, key=lambda c: c.support.score)
+    return weakest.support.verdict, weakest.support.score
+
+
+def weakest_judged(record: Mapping[str, Any] | None) -> tuple[str, float] | None:
+    """The weakest claim the judge gave a verdict and score (timeouts and failures left out)."""
+    scored = [
+        c
+        for c in (record or {}).get("claims", [])
+        if c.get("verdict") and isinstance(c.get("score"), int | float)
+    ]
+    if not scored:
+        return None
+    weakest = min(scored, key=lambda c: c["score"])
+    return str(weakest["verdict"]), float(weakest["score"])
 
 
 def report_rows(
@@ -134,26 +148,24 @@ def report_rows(
     labels: Mapping[str, str],
     records: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> list[ReportRow]:
-    """One row per labelled event: the cheap tier's and the judge's answer-level verdicts and
-    scores (an answer scores as its weakest claim)."""
+    """One row per labelled, scorable event: cheap and judge verdict and score of its weakest
+    claim."""
     rows = []
     for event, verdict in checked:
         label = labels.get(event.event_id)
-        if label is None or verdict.error is not None:
+        cheap = weakest_cheap(verdict)
+        if label is None or cheap is None:
             continue
-        cheap = [c.support for c in verdict.claims]
-        judged = (records or {}).get(event.event_id)
-        j_claims = [c for c in (judged or {}).get("claims", []) if c.get("verdict")]
-        j_scores = [c["score"] for c in j_claims if isinstance(c.get("score"), int | float)]
+        judged = weakest_judged((records or {}).get(event.event_id))
         rows.append(
             ReportRow(
                 event_id=event.event_id,
                 app=event.app or "other",
                 label=label,
-                cheap_verdict=answer_level([s.verdict for s in cheap]),
-                cheap_score=min((s.score for s in cheap), default=None),
-                judge_verdict=answer_level([c["verdict"] for c in j_claims]) if j_claims else None,
-                judge_score=min(j_scores, default=None),
+                cheap_verdict=cheap[0],
+                cheap_score=cheap[1],
+                judge_verdict=judged[0] if judged else None,
+                judge_score=judged[1] if judged else None,
             )
         )
     return rows

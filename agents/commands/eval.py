@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agents import eval_extras
 from monitor.calibration import HUMAN_GRADES, agreement_report
 from monitor.check import check_event
 from monitor.decode import decode_event
@@ -46,6 +47,7 @@ def register(sub: Any) -> None:
         default=0.5,
         help="score at or above which an undecided verdict counts as supported (default 0.5)",
     )
+    eval_extras.add_arguments(p)  # --judge, --html, --qrels, --leaderboard
     p.set_defaults(func=run)
 
 
@@ -170,14 +172,23 @@ def run(args: argparse.Namespace) -> int:
     labels = load_labels(args.labels)
     checked, rejected = load_checked(args.events, options)
     result = cheap_eval(checked, labels, rejected, args.threshold)
+    judge, calls = eval_extras.run_extras(args, settings, checked, labels, format_report(result))
     if args.json:
         out = dict(result.figures)
         out.update(
             unscored=len(result.unscored), unlabelled=result.unlabelled, rejected=result.rejected
         )
+        if judge is not None:
+            out.update(judge=judge, judge_calls=calls)
         print(json.dumps(out, sort_keys=True))
     else:
         print(format_report(result))
+        if judge is not None:
+            print(format_report(CheapEval(judge, [], result.unlabelled, 0), title="judge"))
+            print(
+                f"  judge vs cheap disagreement: {_fmt(judge['judge_vs_cheap_disagreement'])}; "
+                f"unjudged events: {judge['unjudged']}; judge calls by outcome: {calls}"
+            )
     if not result.figures["n"]:
         print("ragmon eval: no labelled event could be scored", file=sys.stderr)
         return 1

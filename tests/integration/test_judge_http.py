@@ -456,3 +456,38 @@ def test_offline_eval_judging_end_to_end(server: JudgeHTTPServer) -> None:
     # numeric citations [1] → doc "1": claim 0 supported (judge) → grade 1 for both topics
     assert qrels_text == "0 r1 1 1.0\n1 r1 1 1.0\n"
     assert "r1 all CITATION_SUPPORT 0.5000" in board and "r1 all AVG_CITATIONS 2.0000" in board
+
+
+def test_ragmon_eval_with_judge_html_and_trec(
+    server: JudgeHTTPServer, tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    from agents.cli import main
+    from tests.conftest import shared_path
+
+    events = shared_path("eval", "dev", "wice-dev.events.jsonl").read_text().splitlines()[:12]
+    labels = shared_path("eval", "dev", "wice-dev.labels.jsonl").read_text().splitlines()[:12]
+    (tmp_path / "e.jsonl").write_text("\n".join(events) + "\n")
+    (tmp_path / "l.jsonl").write_text("\n".join(labels) + "\n")
+    for key, value in {
+        "OPENAI_BASE_URL": server.url,
+        "OPENAI_API_KEY": "k",
+        "RAGMON_JUDGE_MODEL": "ok",
+        "RAGMON_ESCALATION_MODEL": "",
+        "RAGMON_JUDGE_CALLS_PER_MINUTE": "0",
+    }.items():
+        monkeypatch.setenv(key, value)
+    out = tmp_path / "out"
+    code = main([
+        "eval", str(tmp_path / "e.jsonl"), "--labels", str(tmp_path / "l.jsonl"), "--judge",
+        "--json", "--html", f"{out}.html", "--qrels", f"{out}.qrels", "--leaderboard", f"{out}.lb",
+    ])  # fmt: skip
+    assert code == 0
+    figures = json.loads(capsys.readouterr().out)
+    judged = figures["judge"]["n"] + figures["judge"]["unjudged"]
+    assert judged == 12 and figures["judge_calls"] == {"ok": figures["judge"]["n"]}
+    page = (tmp_path / "out.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and "judge tier" in page
+    qrels = (tmp_path / "out.qrels").read_text().splitlines()
+    assert qrels and all(len(line.split()) == 4 for line in qrels)
+    board = (tmp_path / "out.lb").read_text().splitlines()
+    assert "wice all CITATION_ACCURACY" in "\n".join(board)

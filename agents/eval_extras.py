@@ -1,0 +1,102 @@
+"""The judge, TREC and HTML parts of `ragmon eval` (`--judge`, `--html`, `--qrels`,
+`--leaderboard`). The cheap-tier figures stay in agents/commands/eval.py, which calls
+`add_arguments(parser)` and `run_extras(...)`."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from agents.judge_eval import (
+    Checked,
+    judge_eval,
+    report_rows,
+    trec_outputs,
+    weakest_cheap,
+    weakest_judged,
+)
+from monitor.calibration import agreement_report
+from monitor.errors import InputError
+from monitor.report_html import render_report
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--judge",
+        action="store_true",
+        help="also judge every claim with the LLM judge (OPENAI_BASE_URL, OPENAI_API_KEY, "
+        "RAGMON_JUDGE_MODEL) and report its agreement and its disagreement with the cheap tier",
+    )
+    p.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
+    p.add_argument("--qrels", metavar="FILE", help="write TREC qrels: topic run doc_id grade")
+    p.add_argument(
+        "--leaderboard", metavar="FILE", help="write the TREC citation leaderboard (seed 003)"
+    )
+
+
+def judge_figures(
+    checked: Checked,
+    labels: Mapping[str, str],
+    records: Mapping[str, Mapping[str, Any]],
+    threshold: float,
+) -> dict[str, Any]:
+    truth: list[str] = []
+    verdicts: list[str] = []
+    scores: list[float] = []
+    both = differ = unjudged = 0
+    for event, verdict in checked:
+        label = labels.get(event.event_id)
+        if label is None:
+            continue
+        judged = weakest_judged(records.get(event.event_id))
+        if judged is None:
+            unjudged += 1
+            continue
+        truth.append(label)
+        verdicts.append(judged[0])
+        scores.append(judged[1])
+        cheap = weakest_cheap(verdict)
+        if cheap is not None:
+            both += 1
+            differ += cheap[0] != judged[0]
+    figures = agreement_report(truth, verdicts, scores, threshold)
+    figures["unjudged"] = unjudged
+    figures["judge_vs_cheap_disagreement"] = differ / both if both else None
+    return figures
+
+
+def _write(path: str, text: str) -> None:
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def run_extras(
+    args: argparse.Namespace,
+    settings: Any,
+    checked: Checked,
+    labels: Mapping[str, str],
+    summary: str,
+) -> tuple[dict[str, Any] | None, dict[str, int]]:
+    """Judge (with --judge), then write the requested files. Returns the judge's figures (or
+    None) and its call outcomes."""
+    records: dict[str, dict[str, Any]] | None = None
+    figures: dict[str, Any] | None = None
+    outcomes: dict[str, int] = {}
+    if getattr(args, "judge", False):
+        result = judge_eval(checked, settings)
+        records = result.records
+        outcomes = dict(result.outcomes())
+        figures = judge_figures(checked, labels, records, getattr(args, "threshold", 0.5))
+    if getattr(args, "html", None):
+        _write(args.html, render_report(report_rows(checked, labels, records), summary=summary))
+    if getattr(args, "qrels", None) or getattr(args, "leaderboard", None):
+        qrels_text, board_text = trec_outputs(checked, records)
+        if args.qrels:
+            _write(args.qrels, qrels_text)
+        if args.leaderboard:
+            _write(args.leaderboard, board_text)
+    return figures, outcomes
