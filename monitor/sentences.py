@@ -178,8 +178,11 @@ def _lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
 
 def _title_like(line: str) -> bool:
-    stripped = line.strip()
-    return bool(stripped) and stripped[-1] not in ".,;:!?" and len(stripped.split()) <= 8
+    """Short, unpunctuated, and not cut after a function word ("... in the" wraps a sentence)."""
+    words = line.split()
+    if not words or len(words) > 8 or words[-1][-1] in ".,;:!?-":
+        return False
+    return words[-1].lower() not in STOPWORDS
 
 
 def split_sentences(text: str, citation_spans: Sequence[tuple[int, int]] = ()) -> list[Sentence]:
@@ -207,7 +210,7 @@ def _split_prose(
     text: str, start: int, end: int, protected: _Ranges, out: list[tuple[int, int, BlockKind]]
 ) -> None:
     block_start: int | None = None
-    prev_line = ""
+    prev_line, prev_start = "", -1
 
     def flush(block_end: int) -> None:
         nonlocal block_start
@@ -235,8 +238,9 @@ def _split_prose(
             block_start = ls + item.end()
         elif block_start is None:
             block_start = ls
-        elif _title_like(prev_line) and line.lstrip()[:1].isupper():
-            flush(ls)  # "Summary\nRevenue grew ...": a title line is not part of the sentence
+        elif block_start == prev_start and _title_like(prev_line) and line.lstrip()[:1].isupper():
+            # "Summary\nRevenue grew ...": a one-line title is a header, not part of a sentence
+            out.append((block_start, ls, "header"))
             block_start = ls
-        prev_line = line
+        prev_line, prev_start = line, ls
     flush(end)

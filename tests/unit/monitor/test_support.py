@@ -1,0 +1,199 @@
+"""The cheap support tier: rules, lexical signals, bands, and detection on the standard mix."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from monitor.check import check_event
+from monitor.decode import decode_event
+from monitor.models import AnswerEvent, Citation, CitationResult, Claim, Rejection
+from monitor.options import CheckOptions
+from monitor.support import assess_claim, lexical_support, signals
+
+OPTIONS = CheckOptions()
+EVENT = AnswerEvent(event_id="e", answer="")
+
+
+def cited(text: str, *evidence: str, status: str = "valid") -> tuple[Claim, list[CitationResult]]:
+    """A claim `text [1]` citing each evidence text once (markers after the text)."""
+    answer = text + "".join(f" [{i + 1}]" for i in range(len(evidence))) + "."
+    results = []
+    for i, ev in enumerate(evidence):
+        pos = answer.index(f"[{i + 1}]")
+        cite = Citation(i, f"[{i + 1}]", "numeric", pos, pos + 3, number=i + 1)
+        error = None if status == "valid" else "index_out_of_range"
+        results.append(CitationResult(cite, status, error=error, cited_text=ev))  # type: ignore[arg-type]
+    claim = Claim(0, answer, 0, len(answer), citation_indexes=tuple(range(len(evidence))))
+    return claim, results
+
+
+def test_uncited_claim_is_not_supported_by_rule() -> None:
+    claim = Claim(0, "Revenue grew by five percent.", 0, 29)
+    support = assess_claim(claim, [], EVENT, OPTIONS)
+    assert (support.verdict, support.score, support.tier, support.reasons) == (
+        "not_supported",
+        0.0,
+        "rules",
+        ("uncited",),
+    )
+
+
+def test_only_invalid_citations_are_not_support() -> None:
+    claim, results = cited("Revenue grew by five percent", "Revenue grew", status="invalid")
+    support = assess_claim(claim, results, EVENT, OPTIONS)
+    assert (support.verdict, support.score, support.tier) == ("not_supported", 0.0, "rules")
+    assert support.reasons == ("invalid_citations", "citation_error:index_out_of_range")
+
+
+def test_verbatim_evidence_is_supported_with_high_confidence() -> None:
+    claim, results = cited(
+        "Revenue grew by 5% in 2020 across Europe",
+        "Intro. Revenue grew by 5% in 2020 across Europe. Costs fell.",
+    )
+    support = assess_claim(claim, results, EVENT, OPTIONS)
+    assert (support.verdict, support.score, support.confidence, support.tier) == (
+        "supported",
+        1.0,
+        "high",
+        "lexical",
+    )
+
+
+def test_hand_computed_partial_overlap() -> None:
+    # terms: revenu 1, grew 1, strong 1, europ 2 (a name); evidence has revenu, grew:
+    # coverage (window and overall) = 2/5; bigrams revenu-grew, grew-strong, strong-europ: 1/3;
+    # base = 0.75 * 0.4 + 0.25 / 3 = 0.3833; one name missing: x 0.8 = 0.3067
+    support = lexical_support(
+        "Revenue grew strongly in Europe", ["Revenue grew in Asia."], "unknown"
+    )
+    assert support.score == pytest.approx(0.3067, abs=1e-4)
+    assert (support.verdict, support.confidence) == ("not_supported", "medium")
+    assert "names_missing=1" in support.reasons
+
+
+def test_a_changed_figure_is_not_supported_whatever_the_wording() -> None:
+    claim, results = cited(
+        "Revenue grew by 7% in 2020 across Europe",
+        "Revenue grew by 5% in 2020 across Europe.",
+    )
+    support = assess_claim(claim, results, EVENT, OPTIONS)
+    assert (support.verdict, support.confidence) == ("not_supported", "high")
+    assert support.score <= 0.2
+    assert "number_missing:7" in support.reasons
+
+
+def test_rounded_figures_and_spelled_numbers_are_not_missing() -> None:
+    sig = signals(
+        "About 41% of the 5.7 million residents own two cars",
+        ["Some 41.3% of 5,669,000 residents own two cars."],
+    )
+    assert sig.missing_numbers == ()
+    assert signals("Two sites closed in 2019", ["2 sites closed in 2019."]).missing_numbers == ()
+
+
+def test_the_best_window_is_local_but_overall_coverage_is_not() -> None:
+    far = ". ".join(["Filler words about nothing"] * 6)
+    sig = signals("Revenue grew while costs fell", [f"Revenue grew. {far}. Costs fell."])
+    assert sig.overall == 1.0
+    assert sig.window == pytest.approx(0.5)  # revenu grew | cost fell are 7 passages apart
+
+
+def test_extractive_code_claim_with_every_symbol_and_figure_present() -> None:
+    code = 'def alpha_revenue_3(value):\n    """Docs."""\n    return value * 42'
+    claim, results = cited("The `alpha_revenue_3` function multiplies its input by 42", code)
+    claim = Claim(0, claim.text, 0, len(claim.text), claim.citation_indexes, kind="extractive")
+    support = assess_claim(claim, results, EVENT, OPTIONS)
+    assert support.verdict == "supported"
+    assert "identifiers_found" in support.reasons
+    changed = lexical_support(
+        "The `alpha_revenue_3` function multiplies its input by 43", [code], "extractive"
+    )
+    assert changed.verdict == "not_supported"
+    missing = lexical_support(
+        "The `beta_revenue_3` function multiplies its input by 42", [code], "extractive"
+    )
+    assert missing.score <= 0.35 and "identifier_missing:beta_revenue_3" in missing.reasons
+
+
+def test_json_path_value_stated_in_the_claim_is_supported_by_rule() -> None:
+    answer = "The premium recorded for quote is 1,234 [quote.premium]."
+    pos = answer.index("[")
+    cite = Citation(0, "[quote.premium]", "json_path", pos, len(answer) - 1, path="quote.premium")
+    result = CitationResult(cite, "valid", cited_text="quote.premium = 1234", value=1234)
+    claim = Claim(0, answer, 0, len(answer), (0,))
+    support = assess_claim(claim, [result], EVENT, OPTIONS)
+    assert (support.verdict, support.score, support.tier) == ("supported", 1.0, "rules")
+
+
+def test_abstractive_middle_band_is_unverifiable() -> None:
+    evidence = ["The service stores tokens and checks nonce values on each request."]
+    plain = lexical_support(
+        "The service checks tokens on each request for staleness", evidence, "unknown"
+    )
+    purpose = lexical_support(
+        "The service checks tokens on each request for staleness", evidence, "abstractive"
+    )
+    assert plain.verdict == "partially_supported"
+    assert purpose.verdict == "unverifiable" and purpose.score == plain.score
+
+
+WORDS = st.sampled_from(
+    [
+        "revenue",
+        "grew",
+        "fell",
+        "costs",
+        "Europe",
+        "margin",
+        "2020",
+        "5%",
+        "the",
+        "in",
+        "by",
+        "quarter",
+    ]
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(WORDS, min_size=1, max_size=10).map(" ".join),
+    st.lists(WORDS, max_size=15).map(" ".join),
+    st.lists(WORDS, max_size=15).map(" ".join),
+)
+def test_more_evidence_never_lowers_the_score(claim: str, first: str, extra: str) -> None:
+    one = lexical_support(claim, [first], "unknown").score
+    two = lexical_support(claim, [first, extra], "unknown").score
+    assert 0.0 <= one <= two <= 1.0
+
+
+def _event(raw: dict[str, Any]) -> AnswerEvent:
+    event = decode_event(json.dumps(raw), OPTIONS)
+    assert not isinstance(event, Rejection)
+    return event
+
+
+def test_standard_mix_detection_rates(mix_300: list[dict[str, Any]]) -> None:
+    """Fabricated and bad-citation claims come out not_supported; faithful ones do not."""
+    faithful = fabricated = faithful_not = fabricated_not = 0
+    for raw in mix_300:
+        expected = raw["metadata"]["expect"]["claims"]
+        verdict = check_event(_event(raw), OPTIONS)
+        assert len(verdict.claims) == len(expected), raw["event_id"]
+        for want, got in zip(expected, verdict.claims, strict=True):
+            if want["supported"] is True:
+                faithful += 1
+                faithful_not += got.support.verdict == "not_supported"
+            elif want["supported"] is False:
+                fabricated += 1
+                fabricated_not += got.support.verdict == "not_supported"
+            else:
+                assert got.support.reasons == ("uncited",)
+    assert fabricated > 300 and faithful > 800
+    assert fabricated_not / fabricated >= 0.90
+    assert faithful_not / faithful <= 0.05
