@@ -152,8 +152,9 @@ def measure(
     }
     per_mode: dict[str, list[dict[str, Any]]] = {"off": [], "on": [], "down": []}
     try:
-        for _ in range(runs):
-            for mode in per_mode:
+        modes = list(per_mode)
+        for k in range(runs):
+            for mode in modes[k % 3 :] + modes[: k % 3]:  # rotate: no mode always runs first
                 result = asyncio.run(
                     one_run(events, mode, targets[mode], rate, queue_size, concurrency)
                 )

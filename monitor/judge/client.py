@@ -14,7 +14,6 @@ import asyncio
 import random
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import openai
@@ -22,6 +21,7 @@ import openai
 from monitor.errors import JudgeError
 from monitor.judge.cache import TTLCache, cache_key
 from monitor.judge.config import JudgeConfig, JudgeObserver, NullObserver
+from monitor.judge.outcome import AnswerOutcome, PairOutcome
 from monitor.judge.prompt import (
     ANSWER_PROMPT_VERSION,
     MAX_BATCH,
@@ -37,41 +37,15 @@ from monitor.judge.schema import (
     ANSWER_REPLY_SCHEMA,
     BATCH_REPLY_SCHEMA,
     AnswerVerdict,
-    PairVerdict,
     ReplyInvalid,
     parse_answer_reply,
     parse_batch_reply,
     response_format,
 )
-from monitor.models import ClaimVerdict
 from monitor.sampling import Budget
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True, slots=True)
-class PairOutcome:
-    """What became of one claim/evidence pair. `verdict` is None unless the judge answered."""
-
-    outcome: str
-    verdict: PairVerdict | None = None
-    model: str | None = None
-    escalated: bool = False
-    cached: bool = False
-
-    @property
-    def claim_verdict(self) -> ClaimVerdict | None:
-        """The verdict to record: the judge's, `unverifiable` after timeouts, else none."""
-        if self.verdict is not None:
-            return self.verdict.verdict
-        return "unverifiable" if self.outcome == "unverifiable" else None
-
-
-@dataclass(frozen=True, slots=True)
-class AnswerOutcome:
-    outcome: str
-    verdict: AnswerVerdict | None = None
-    model: str | None = None
+__all__ = ["AnswerOutcome", "JudgeClient", "PairOutcome"]
 
 
 class _CallFailed(JudgeError):

@@ -8,14 +8,12 @@ never becomes a wrong verdict and the cheap tier's verdict stands.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from monitor.judge.answer import answer_record
+from monitor.judge.outcome import AnswerOutcome, PairOutcome
 from monitor.judge.prompt import PROMPT_VERSION
 from monitor.judge.request import JudgeRequest
-
-if TYPE_CHECKING:
-    from monitor.judge.client import AnswerOutcome, PairOutcome
 
 
 def claim_entry(index: int, outcome: PairOutcome, cheap_verdict: str | None) -> dict[str, Any]:
