@@ -15,10 +15,13 @@ from itertools import pairwise
 
 from monitor.numbers import NumberMention, NumberSet, numbers, written_in
 from monitor.text import (
+    NUMBER_WORDS,
     SEPARATORS,
     STEMS,
+    STOPWORDS,
     identifiers,
     split_words,
+    stem,
     stem_or_stop,
     words,
     wordset,
@@ -28,6 +31,7 @@ from monitor.text import (
 # translate + split cuts a document into passages of words. A period inside "3.14" or "U.S." cuts
 # too: harmless, a window spans several passages.
 _MARK = "\x00"
+_NUMBER_STEMS = {stem(w): v for w, v in NUMBER_WORDS.items() if w not in STOPWORDS}
 _PASSAGE_TABLE = {**SEPARATORS, **{ord(c): _MARK for c in ".!?;\n"}}
 
 
@@ -66,7 +70,9 @@ class EvidenceIndex:
         if written_in(mention, self.text):
             return True
         if self._numbers is None:
-            self._numbers = NumberSet.of_text(self.text)
+            # spelled-out numbers through the stems already at hand ("one" is a stopword: lost)
+            spelled = [_NUMBER_STEMS[k] for k in _NUMBER_STEMS.keys() & self.stems]
+            self._numbers = NumberSet.of_text(self.text, spelled)
         return self._numbers.contains(mention)
 
 
@@ -78,7 +84,8 @@ def index_evidence(text: str) -> EvidenceIndex:
 @dataclass(frozen=True, slots=True)
 class ClaimTerms:
     text: str  # citation markers removed
-    terms: dict[str, float]  # content stem → weight
+    terms: frozenset[str]  # content stems, each weighing 1 ...
+    heavy: frozenset[str]  # ... plus 1 more for names and identifier parts (a subset of terms)
     names: frozenset[str]  # stems of capitalised words inside the sentence (people, places, titles)
     bigrams: frozenset[str]  # "stem1 stem2"
     identifiers: tuple[str, ...]
@@ -99,7 +106,7 @@ def _may_hold_identifier(text: str, cased: list[str]) -> bool:
 
 
 def claim_terms(text: str) -> ClaimTerms:
-    """Weighted content terms of a claim: names the reader could check count double."""
+    """Content terms of a claim; names the reader could check weigh double."""
     cased = split_words(text)
     tokens = words(text)
     # a capitalised word after the first is a name (the first may just open the sentence)
@@ -112,22 +119,23 @@ def claim_terms(text: str) -> ClaimTerms:
     id_parts = {w for name in ids for w in words(name)}
     get = STEMS.get
     stems = [stem_or_stop(t) if (s := get(t)) is None else s for t in tokens]  # "" = stopword
-    terms: dict[str, float] = {}
+    terms: set[str] = set()
+    heavy: set[str] = set()
     names: set[str] = set()
     for token, key in zip(tokens, stems, strict=True):
         if not key or token.isdecimal() or token in GENERIC_CODE_WORDS:
             continue  # numbers are checked exactly, not as terms
+        terms.add(key)
         if token in capitalised:
-            terms[key] = 2.0
+            heavy.add(key)
             names.add(key)
         elif token in id_parts:
-            terms[key] = 2.0
-        else:
-            terms.setdefault(key, 1.0)
+            heavy.add(key)
     content = [s for s in stems if s]
     return ClaimTerms(
         text=text,
-        terms=terms,
+        terms=frozenset(terms),
+        heavy=frozenset(heavy),
         names=frozenset(names),
         bigrams=frozenset(map(" ".join, pairwise(content))),
         identifiers=tuple(ids),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from monitor.text import NUMBER_WORDS, wordset
@@ -115,16 +116,27 @@ class NumberSet:
         self._values = sorted(values)
 
     @classmethod
-    def of_text(cls, text: str) -> NumberSet:
+    def of_text(cls, text: str, spelled: Iterable[int] | None = None) -> NumberSet:
+        """All figures of `text`; `spelled`: the values of its number words, when known."""
         values: list[float] = []
         if _DIGIT_RE.search(text):
             for match in LENIENT_NUMBER_RE.finditer(text):
-                mention = _mention(match, text)
-                values.append(mention.value)
-                bare = float(match.group(1).replace(",", "") + (match.group(2) or ""))
-                if bare != mention.value:
-                    values.append(bare)  # "5 million" also offers 5; "2018–19" also 19
-        values.extend(float(NUMBER_WORDS[w.lower()]) for w in _NUMBER_WORD_RE.findall(text))
+                integer, fraction = match.group(1), match.group(2)
+                bare = float(integer.replace(",", "") + (fraction or ""))
+                values.append(bare)
+                scale_word = match.group(3) or match.group(4)
+                if scale_word:
+                    values.append(bare * _SCALES.get(scale_word.lower(), 1.0))
+                elif fraction is None and len(integer) == 2:
+                    year_range = _YEAR_RANGE_RE.search(
+                        text, max(0, match.start() - 8), match.start()
+                    )
+                    if year_range:  # "2018–19" also offers 2019
+                        values.append(float(year_range.group(1) + integer))
+        if spelled is not None:
+            values.extend(map(float, spelled))
+        else:
+            values.extend(float(NUMBER_WORDS[w.lower()]) for w in _NUMBER_WORD_RE.findall(text))
         return cls(values)
 
     def _has(self, value: float, tolerance: float) -> bool:

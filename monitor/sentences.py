@@ -48,7 +48,8 @@ ABBREVIATIONS: frozenset[str] = wordset(
     no nos vol vols fig figs pp p vs v cf al approx ca est etc eg ie viz incl dept univ
     inc co corp ltd llc bros assn intl natl jan feb mar apr jun jul aug sep sept oct nov dec
     mon tue wed thu fri sat sun ave blvd rd hwy ft sq min max avg nb op ed eds ref refs sec
-    art ch chap para fn ibid"""
+    art ch chap para fn ibid esp govt misc orig appt assoc bldg cont div mfg mgmt pct qty std
+    tel temp wk wks yr yrs hr hrs mo mos depts approx ext"""
 )
 # Words that open a new sentence after an ambiguous "etc." or "U.S.".
 OPENERS: frozenset[str] = wordset(
@@ -122,11 +123,11 @@ def _is_abbreviation(token: str) -> bool:
 
 
 def _maybe_abbreviation(token: str) -> bool:
-    """Unknown abbreviations are short or dotted; a long ordinary word before "." is not one."""
+    """Dotted or non-alphabetic tokens ("i.e", "No.5") before "." and a lower-case word."""
     bare = token.strip("([\"'“*_")
     if bare.lower() in STOPWORDS:
         return False  # "with.", "a.": a real word, so a real sentence end
-    return len(bare) <= 4 or "." in bare or not bare.isalpha()
+    return "." in bare or not bare.isalpha()
 
 
 def _split_block(

@@ -60,43 +60,50 @@ class Signals:
         return TERMS_WEIGHT * terms + (1 - TERMS_WEIGHT) * self.phrase
 
 
-def _window_coverage(terms: ClaimTerms, ev: EvidenceIndex) -> float:
+def _weight(found: frozenset[str] | set[str], heavy: frozenset[str]) -> int:
+    return len(found) + len(found & heavy) if heavy else len(found)
+
+
+def _window_coverage(terms: ClaimTerms, ev: EvidenceIndex, total: int) -> float:
     """Best weighted coverage by a window of WINDOW_PASSAGES consecutive passages."""
-    weights = terms.terms
-    total = sum(weights.values())
-    if not total:
-        return 0.0
-    keys = frozenset(weights)
+    keys, heavy = terms.terms, terms.heavy
     hits = [keys & stems for stems in ev.passage_stems]
-    best = 0.0
+    best = 0
     for i, hit in enumerate(hits):
         if not hit:
             continue  # a best window can always start at a passage with a hit
-        found = set(hit)
-        for j in range(i + 1, min(i + WINDOW_PASSAGES, len(hits))):
-            found |= hits[j]
-        best = max(best, sum(weights[k] for k in found))
-        if best >= total:
-            break
+        weight = _weight(hit.union(*hits[i + 1 : i + WINDOW_PASSAGES]), heavy)
+        if weight > best:
+            best = weight
+            if best >= total:
+                break
     return best / total
+
+
+def _union(sets: list[frozenset[str]]) -> frozenset[str]:
+    if len(sets) == 1:
+        return sets[0]
+    return frozenset().union(*sets)
 
 
 def signals(claim_text: str, evidence_texts: Sequence[str]) -> Signals:
     terms = claim_terms(claim_text)
     indexes = [index_evidence(t) for t in evidence_texts]
-    weights = terms.terms
-    total = sum(weights.values())
+    total = _weight(terms.terms, terms.heavy)
     if indexes and total:
-        found = {k for k in weights if any(k in ev.stems for ev in indexes)}
+        found = terms.terms & _union([ev.stems for ev in indexes])
         missing_names = len(terms.names - found)
-        overall = sum(weights[k] for k in found) / total
-        window = max(_window_coverage(terms, ev) for ev in indexes) if found else 0.0
-    else:
+        overall = _weight(found, terms.heavy) / total
+        window = max(_window_coverage(terms, ev, total) for ev in indexes) if found else 0.0
+    elif total:
         overall = window = 0.0
         missing_names = len(terms.names)
+    else:
+        # nothing but function words and figures: the figures (checked below) are the claim
+        overall = window = 1.0 if (terms.numbers or terms.identifiers) else 0.5
+        missing_names = 0
     if terms.bigrams:
-        hits = sum(1 for b in terms.bigrams if any(b in ev.bigrams for ev in indexes))
-        phrase = hits / len(terms.bigrams)
+        phrase = len(terms.bigrams & _union([ev.bigrams for ev in indexes])) / len(terms.bigrams)
     else:
         phrase = overall  # a one-word claim has no phrase to match
     missing_numbers = tuple(
@@ -114,7 +121,7 @@ def signals(claim_text: str, evidence_texts: Sequence[str]) -> Signals:
         missing_names=missing_names,
         identifiers=len(terms.identifiers),
         numbers=len(terms.numbers),
-        terms=len(weights),
+        terms=len(terms.terms),
     )
 
 
