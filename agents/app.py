@@ -17,6 +17,7 @@ import structlog
 from prometheus_client import CollectorRegistry
 from prometheus_client.exposition import choose_encoder
 
+from agents import recovery_fix
 from agents.aggregate import WindowAggregator
 from agents.alerting import Alerting, build_alerting
 from agents.audit import AuditTrail
@@ -150,6 +151,7 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
         )
         seen = WindowedSeen(seen_table, horizon)
     alert_state = app.Table("ragmon-alert-state", default=None, partitions=parts)
+    recovery_fix.install(app, client_kwargs(settings))
     alerting = deps.alerting or build_alerting(settings, metrics, store=alert_state)
 
     scores, dlq, audit_topic = channels["scores"], channels["dlq"], channels["audit"]

@@ -182,7 +182,7 @@ class Demo:
             loop.close()
 
     def shutdown(self) -> None:
-        _stop_process(self.worker, timeout=15)
+        _stop_process(self.worker, timeout=25)
         self.broker.stop()
 
     async def _main(self, loop: asyncio.AbstractEventLoop) -> int:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import signal
+import threading
 import time
 from typing import Any
 
@@ -59,6 +62,36 @@ def quiet_client_logs(interval: float = 30.0) -> None:
         handler.addFilter(repeat)
 
 
+SHUTDOWN_TIMEOUT = 20.0  # seconds a graceful stop may take before the process exits anyway
+
+
+class RagmonWorker(faust.Worker):
+    """A Faust worker whose stop cannot hang: a graceful shutdown that needs an absent broker
+    (commits, leaving the group) is cut short after SHUTDOWN_TIMEOUT, and a second signal
+    exits at once."""
+
+    shutdown_timeout = SHUTDOWN_TIMEOUT
+    _watchdog: threading.Timer | None = None
+
+    def _schedule_shutdown(self, signum: signal.Signals) -> None:
+        if self._watchdog is not None:
+            log.warning("second signal, exiting now", signal=signum.name)
+            os._exit(1)
+        log.info("stopping", signal=signum.name, timeout_s=self.shutdown_timeout)
+        self._watchdog = threading.Timer(self.shutdown_timeout, self._force_exit)
+        self._watchdog.daemon = True
+        self._watchdog.start()
+        super()._schedule_shutdown(signum)
+
+    def _force_exit(self) -> None:
+        log.error(
+            "graceful stop timed out (broker unreachable?), exiting",
+            timeout_s=self.shutdown_timeout,
+        )
+        logging.shutdown()
+        os._exit(1)
+
+
 async def prepare(settings: Settings, max_wait: float | None) -> dict[str, TopicSpec]:
     await wait_for_broker(settings, max_wait=max_wait)
     return await ensure_topics(settings, client_kwargs(settings))
@@ -66,9 +99,9 @@ async def prepare(settings: Settings, max_wait: float | None) -> dict[str, Topic
 
 def build_worker(
     settings: Settings, deps: AppDeps | None = None, loop: Any = None
-) -> tuple[RagmonApp, faust.Worker]:
+) -> tuple[RagmonApp, RagmonWorker]:
     rapp = create_app(settings, deps)
-    worker = faust.Worker(
+    worker = RagmonWorker(
         rapp.faust,
         loop=loop,
         loglevel=settings.log_level.upper() if settings.log_level.upper() != "INFO" else "WARNING",
