@@ -38,13 +38,22 @@ _PASSAGE_TABLE = {**SEPARATORS, **{ord(c): _MARK for c in ".!?;\n"}}
 class EvidenceIndex:
     """Stems (per passage, overall, bigrams) of one evidence text; figures on first need."""
 
-    __slots__ = ("_numbers", "bigrams", "lowered", "passage_stems", "stems", "text")
+    __slots__ = (
+        "_numbers",
+        "bigrams",
+        "lowered",
+        "passage_sizes",
+        "passage_stems",
+        "stems",
+        "text",
+    )
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.lowered = lowered = text.lower()
         get = STEMS.get
         passage_stems: list[frozenset[str]] = []
+        passage_sizes: list[int] = []  # content words, repeats included
         bigrams: set[str] = set()
         for chunk in lowered.translate(_PASSAGE_TABLE).split(_MARK):
             tokens = chunk.split()
@@ -58,10 +67,12 @@ class EvidenceIndex:
             stems: list[str] = [s for s in found if s]  # stopwords stem to ""
             if stems:
                 passage_stems.append(frozenset(stems))
+                passage_sizes.append(len(stems))
                 # "a b" strings, not tuples: thousands of retained tuples make every cyclic
                 # GC pass of a long-running worker slower
                 bigrams.update(map(" ".join, pairwise(stems)))
         self.passage_stems = tuple(passage_stems)
+        self.passage_sizes = tuple(passage_sizes)
         self.stems: frozenset[str] = frozenset().union(*passage_stems)
         self.bigrams = frozenset(bigrams)
         self._numbers: NumberSet | None = None

@@ -45,7 +45,7 @@ _TERMINATOR_RE = re.compile(r"[.!?]+[\"'”’)\]]*")
 # name; the rest (etc., Inc.) may, which the opener check below handles.
 ABBREVIATIONS: frozenset[str] = wordset(
     """mr mrs ms dr prof sr jr st mt gen col capt lt sgt rev hon gov sen rep pres messrs
-    no nos vol vols fig figs pp p vs v cf al approx ca est etc eg ie viz incl dept univ
+    no nos vol vols fig figs pp p vs v cf al approx c ca est etc eg ie viz incl dept univ
     inc co corp ltd llc bros assn intl natl jan feb mar apr jun jul aug sep sept oct nov dec
     mon tue wed thu fri sat sun ave blvd rd hwy ft sq min max avg nb op ed eds ref refs sec
     art ch chap para fn ibid esp govt misc orig appt assoc bldg cont div mfg mgmt pct qty std

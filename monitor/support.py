@@ -4,19 +4,22 @@ Rules first: an uncited claim, or one whose citations are all invalid, is not su
 definition; a JSON-path citation whose value the claim states is supported structurally.
 Otherwise the claim (citation markers removed) is compared with the valid evidence:
 
-- window: weighted share of the claim's content stems in the best window of up to three
-  consecutive evidence sentences (names, capitalised words and identifiers weigh double);
+- window: weighted share of the claim's content stems in the best window of consecutive
+  evidence sentences, up to a paragraph of content words (names, capitalised words and
+  identifier parts weigh double);
 - overall: the same share over all the cited evidence together;
 - phrase: share of the claim's stem bigrams found in the evidence;
-- numbers and code names: a figure or identifier of the claim that appears nowhere in the
-  evidence is a changed fact, the strongest cheap signal of an unsupported claim.
+- figures, names and code symbols: a figure or identifier of the claim that appears nowhere in
+  the evidence is a changed fact, the strongest cheap signal of an unsupported claim; each
+  missing name costs a fifth of the score.
 
-score = mean(window, overall, phrase), capped below the not-supported line when a number or an
-identifier is missing. Extractive claims about code (seed 001 §3.2.4) whose every identifier and
-number is present score at least SUPPORTED_AT. The score is monotone in each signal. Bands:
-≥ 0.75 supported, 0.55-0.75 partially supported (abstractive claims: unverifiable, wording
-cannot settle purpose or behaviour), 0.4-0.55 unverifiable (the judge should look), below 0.4
-not supported. Verdicts binarise at 0.5 like the score: half of the claim found.
+score = 0.75 * mean(window, overall) + 0.25 * phrase (term coverage is seed 001 §4.4's measure;
+shared phrasing corroborates), times 0.8 per missing name, capped at 0.2 when a figure is missing
+and at 0.35 when a code symbol is. Extractive claims about code (seed 001 §3.2.4) whose every
+identifier and figure is present score at least SUPPORTED_AT. The score never drops when
+evidence is added. Bands: ≥ 0.75 supported, 0.55-0.75 partially supported (abstractive claims:
+unverifiable, wording cannot settle purpose or behaviour), 0.4-0.55 unverifiable (the judge
+should look), below 0.4 not supported. Binary uses split at 0.5: half of the claim found.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ UNVERIFIABLE_AT = 0.4
 MISSING_NUMBER_CAP = 0.2  # a changed figure: not supported, whatever the wording
 MISSING_IDENTIFIER_CAP = 0.35  # a code symbol the cited code does not contain
 NAME_FACTOR = 0.8  # each name (capitalised word) absent from the evidence removes a fifth
-WINDOW_PASSAGES = 3
+WINDOW_WORDS = 80  # a paragraph: a claim sentence condenses at most that much
 TERMS_WEIGHT = 0.75
 
 
@@ -65,14 +68,23 @@ def _weight(found: frozenset[str] | set[str], heavy: frozenset[str]) -> int:
 
 
 def _window_coverage(terms: ClaimTerms, ev: EvidenceIndex, total: int) -> float:
-    """Best weighted coverage by a window of WINDOW_PASSAGES consecutive passages."""
+    """Best weighted coverage by a window: consecutive passages up to a paragraph's worth of
+    content words (WINDOW_WORDS; always at least one passage, however long)."""
     keys, heavy = terms.terms, terms.heavy
     hits = [keys & stems for stems in ev.passage_stems]
+    sizes = ev.passage_sizes
+    n = len(hits)
     best = 0
     for i, hit in enumerate(hits):
         if not hit:
             continue  # a best window can always start at a passage with a hit
-        weight = _weight(hit.union(*hits[i + 1 : i + WINDOW_PASSAGES]), heavy)
+        found = set(hit)
+        words, j = sizes[i], i + 1
+        while j < n and words < WINDOW_WORDS:
+            found |= hits[j]
+            words += sizes[j]
+            j += 1
+        weight = _weight(found, heavy)
         if weight > best:
             best = weight
             if best >= total:
