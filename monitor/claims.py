@@ -63,9 +63,18 @@ def classify_claim(text: str) -> ClaimKind:
     return "unknown"
 
 
-def count_words(text: str) -> int:
-    """Whitespace-separated tokens that hold a letter or digit ("—" and "-" are not words)."""
-    return sum(1 for token in text.split() if token.strip(_PUNCTUATION))
+def has_words(text: str, minimum: int) -> bool:
+    """At least `minimum` whitespace-separated tokens hold a letter or digit ("—" is no word)."""
+    tokens = text.split()
+    if len(tokens) < minimum:
+        return False
+    count = 0
+    for token in tokens:
+        if token.isalnum() or token.strip(_PUNCTUATION):
+            count += 1
+            if count >= minimum:
+                return True
+    return False
 
 
 def is_claim(text: str, min_words: int) -> bool:
@@ -77,7 +86,7 @@ def is_claim(text: str, min_words: int) -> bool:
         return False
     if _META_RE.match(body):
         return False
-    return count_words(body) >= min_words
+    return has_words(body, min_words)
 
 
 def split_claims(

@@ -9,8 +9,9 @@ in the document length.
 
 from __future__ import annotations
 
+import re
+from collections import OrderedDict
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import pairwise
 
 from monitor.numbers import NumberMention, NumberSet, numbers, written_in
@@ -41,7 +42,6 @@ class EvidenceIndex:
     __slots__ = (
         "_numbers",
         "bigrams",
-        "lowered",
         "passage_sizes",
         "passage_stems",
         "stems",
@@ -50,7 +50,7 @@ class EvidenceIndex:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.lowered = lowered = text.lower()
+        lowered = text.lower()
         get = STEMS.get
         passage_stems: list[frozenset[str]] = []
         passage_sizes: list[int] = []  # content words, repeats included
@@ -86,10 +86,33 @@ class EvidenceIndex:
             self._numbers = NumberSet.of_text(self.text, spelled)
         return self._numbers.contains(mention)
 
+    def mentions(self, name: str) -> bool:
+        """`name` occurs anywhere in the text, case-insensitively (code symbols, rare)."""
+        return name.lower() in self.text.lower()
 
-@lru_cache(maxsize=1024)
+
+# Indexes of recently cited texts: claims of one answer, and answers over one corpus, cite the
+# same documents. Bounded by entries and by characters held, so long documents cannot pile up.
+CACHE_MAX_ENTRIES = 1024
+CACHE_MAX_CHARS = 8_000_000
+_cache: OrderedDict[str, EvidenceIndex] = OrderedDict()
+_cache_chars = 0
+
+
 def index_evidence(text: str) -> EvidenceIndex:
-    return EvidenceIndex(text)
+    global _cache_chars
+    found = _cache.get(text)
+    if found is not None:
+        _cache.move_to_end(text)
+        return found
+    index = EvidenceIndex(text)
+    if len(text) <= CACHE_MAX_CHARS // 4:
+        _cache[text] = index
+        _cache_chars += len(text)
+        while len(_cache) > CACHE_MAX_ENTRIES or _cache_chars > CACHE_MAX_CHARS:
+            old, _ = _cache.popitem(last=False)
+            _cache_chars -= len(old)
+    return index
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,10 +133,7 @@ GENERIC_CODE_WORDS = wordset(
 )
 
 
-def _may_hold_identifier(text: str, cased: list[str]) -> bool:
-    if "_" in text or "`" in text:
-        return True
-    return any(not (t.islower() or t.istitle() or t.isupper()) for t in cased)  # camelCase
+_CODE_HINT_RE = re.compile(r"[_`]|[a-z][A-Z]")
 
 
 def claim_terms(text: str) -> ClaimTerms:
@@ -126,7 +146,7 @@ def claim_terms(text: str) -> ClaimTerms:
         for t, low in zip(cased[1:], tokens[1:], strict=False)
         if t[0].isupper() and not t.isupper()
     }
-    ids = identifiers(text) if _may_hold_identifier(text, cased) else []
+    ids = identifiers(text) if _CODE_HINT_RE.search(text) else []
     id_parts = {w for name in ids for w in words(name)}
     get = STEMS.get
     stems = [stem_or_stop(t) if (s := get(t)) is None else s for t in tokens]  # "" = stopword

@@ -122,7 +122,7 @@ def signals(claim_text: str, evidence_texts: Sequence[str]) -> Signals:
         m.raw for m in terms.numbers if not any(ev.has_number(m) for ev in indexes)
     )
     missing_ids = tuple(
-        name for name in terms.identifiers if not any(name.lower() in ev.lowered for ev in indexes)
+        name for name in terms.identifiers if not any(ev.mentions(name) for ev in indexes)
     )
     return Signals(
         window=window,
