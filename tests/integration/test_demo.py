@@ -1,0 +1,124 @@
+"""`ragmon demo` as a user runs it: ready within 60 s, /metrics answers, the gauges move, and
+Ctrl-C (SIGINT) or SIGTERM stops it with no broker or worker process left behind."""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from agents.broker import pid_alive
+from tests.integration.conftest import ROOT, wait_until
+
+pytestmark = pytest.mark.integration
+
+
+def children_of(pid: int) -> set[int]:
+    """Direct and indirect children of `pid`, from /proc."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # Field 4 (ppid) follows the parenthesised command name, which may contain spaces.
+        parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def _reader(stream: object, lines: queue.Queue[str]) -> None:
+    for line in iter(stream.readline, ""):  # type: ignore[attr-defined]
+        lines.put(line)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM])
+def test_demo_starts_serves_metrics_and_stops_without_orphans(
+    tmp_path: Path, stop_signal: signal.Signals
+) -> None:
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "agents.cli",
+            "demo",
+            "--metrics-port",
+            "0",
+            "--rate",
+            "40",
+            "--healthy",
+            "3",
+            "--ramp",
+            "3",
+            "--workdir",
+            str(tmp_path),
+        ],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    reader = threading.Thread(target=_reader, args=(proc.stdout, lines), daemon=True)
+    reader.start()
+    output: list[str] = []
+
+    def until(pattern: str, timeout: float) -> re.Match[str]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                line = lines.get(timeout=0.5)
+            except queue.Empty:
+                assert proc.poll() is None, "".join(output)
+                continue
+            output.append(line)
+            match = re.search(pattern, line)
+            if match:
+                return match
+        raise AssertionError(f"no {pattern!r} in {timeout} s:\n{''.join(output)}")
+
+    children: set[int] = set()
+    try:
+        started = time.monotonic()
+        url = until(r"metrics at (http://\S+/metrics)", 30).group(1)
+        until(r"ready in ([\d.]+) s", 60)
+        assert time.monotonic() - started < 60
+        children = children_of(proc.pid)
+        assert len(children) >= 2, children  # tansu + the worker
+
+        def checked() -> float:
+            with urllib.request.urlopen(url, timeout=3) as response:
+                text = response.read().decode()
+            found = re.findall(r'ragmon_events_total\{app="[^"]+",outcome="checked"\} (\S+)', text)
+            return sum(float(v) for v in found)
+
+        wait_until(lambda: checked() > 20, timeout=30, what="events checked")
+        until(r"validity", 15)  # the live summary table
+        proc.send_signal(stop_signal)
+        assert proc.wait(45) == 0, "".join(output)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(5)
+    wait_until(lambda: not any(pid_alive(p) for p in children), timeout=10, what="children gone")
+    reader.join(10)
+    while not lines.empty():
+        output.append(lines.get())
+    assert "stopping" in "".join(output)
