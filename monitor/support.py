@@ -13,8 +13,9 @@ Otherwise the claim (citation markers removed) is compared with the valid eviden
   the evidence is a changed fact, the strongest cheap signal of an unsupported claim; each
   missing name costs a fifth of the score.
 
-score = 0.75 * mean(window, overall) + 0.25 * phrase (term coverage is seed 001 §4.4's measure;
-shared phrasing corroborates), times 0.8 per missing name, capped at 0.2 when a figure is missing
+score = t + 0.5 * phrase * (1 - t) with t = mean(window, overall): term coverage is seed 001
+§4.4's measure, shared phrasing corroborates it and recovers up to half of what is missing; then
+times 0.8 per missing name, capped at 0.2 when a figure is missing
 and at 0.35 when a code symbol is. Extractive claims about code (seed 001 §3.2.4) whose every
 identifier and figure is present score at least SUPPORTED_AT. The score never drops when
 evidence is added. Bands: ≥ 0.75 supported, 0.55-0.75 partially supported (abstractive claims:
@@ -40,7 +41,7 @@ MISSING_NUMBER_CAP = 0.2  # a changed figure: not supported, whatever the wordin
 MISSING_IDENTIFIER_CAP = 0.35  # a code symbol the cited code does not contain
 NAME_FACTOR = 0.8  # each name (capitalised word) absent from the evidence removes a fifth
 WINDOW_WORDS = 80  # a paragraph: a claim sentence condenses at most that much
-TERMS_WEIGHT = 0.75
+PHRASE_SHARE = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,10 +58,10 @@ class Signals:
 
     @property
     def base(self) -> float:
-        # term coverage is the primary signal (seed 001 §4.4); shared phrasing corroborates it
-        # but a faithful paraphrase legitimately breaks bigrams, so it weighs a quarter
+        # term coverage is seed 001 §4.4's measure; shared phrasing corroborates it and closes
+        # part of the gap a faithful paraphrase leaves (it breaks bigrams legitimately)
         terms = (self.window + self.overall) / 2
-        return TERMS_WEIGHT * terms + (1 - TERMS_WEIGHT) * self.phrase
+        return terms + PHRASE_SHARE * self.phrase * (1 - terms)
 
 
 def _weight(found: frozenset[str] | set[str], heavy: frozenset[str]) -> int:

@@ -65,15 +65,19 @@ def test_verbatim_evidence_is_supported_with_high_confidence() -> None:
 
 
 def test_hand_computed_partial_overlap() -> None:
-    # terms: revenu 1, grew 1, strong 1, europ 2 (a name); evidence has revenu, grew:
-    # coverage (window and overall) = 2/5; bigrams revenu-grew, grew-strong, strong-europ: 1/3;
-    # base = 0.75 * 0.4 + 0.25 / 3 = 0.3833; one name missing: x 0.8 = 0.3067
+    # terms: revenu 1, grew 1, strong 1, europ 2 (a name); evidence has revenu, grew, strong:
+    # coverage t (window and overall) = 3/5; bigrams revenu-grew, grew-strong found,
+    # strong-europ not: 2/3; base = 0.6 + 0.5 * 2/3 * 0.4 = 0.7333; one name missing: x 0.8
     support = lexical_support(
-        "Revenue grew strongly in Europe", ["Revenue grew in Asia."], "unknown"
+        "Revenue grew strongly in Europe", ["Revenue grew strongly in Asia."], "unknown"
     )
-    assert support.score == pytest.approx(0.3067, abs=1e-4)
-    assert (support.verdict, support.confidence) == ("not_supported", "medium")
+    assert support.score == pytest.approx(0.5867, abs=1e-4)
+    assert (support.verdict, support.confidence) == ("partially_supported", "medium")
     assert "names_missing=1" in support.reasons
+    weak = lexical_support("Revenue grew strongly in Europe", ["Revenue fell in Asia."], "unknown")
+    # t = 1/5, no bigram: 0.2 x 0.8 = 0.16
+    assert weak.score == pytest.approx(0.16)
+    assert (weak.verdict, weak.confidence) == ("not_supported", "high")
 
 
 def test_a_changed_figure_is_not_supported_whatever_the_wording() -> None:
@@ -135,10 +139,10 @@ def test_json_path_value_stated_in_the_claim_is_supported_by_rule() -> None:
 def test_abstractive_middle_band_is_unverifiable() -> None:
     evidence = ["The service stores tokens and checks nonce values on each request."]
     plain = lexical_support(
-        "The service checks tokens on each request for staleness", evidence, "unknown"
+        "The service checks tokens for staleness on every call", evidence, "unknown"
     )
     purpose = lexical_support(
-        "The service checks tokens on each request for staleness", evidence, "abstractive"
+        "The service checks tokens for staleness on every call", evidence, "abstractive"
     )
     assert plain.verdict == "partially_supported"
     assert purpose.verdict == "unverifiable" and purpose.score == plain.score
