@@ -227,12 +227,19 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
     return rapp
 
 
+def metrics_payload(registry: CollectorRegistry, accept: str) -> tuple[bytes, str]:
+    """The exposition the scraper asked for: OpenMetrics (with exemplars) when it accepts it,
+    else the Prometheus text format."""
+    encoder, content_type = choose_encoder(accept)
+    return encoder(registry), content_type
+
+
 def _install_web(rapp: RagmonApp) -> None:
     app, registry = rapp.faust, rapp.metrics.registry
 
     async def metrics_view(view: Any, request: Any) -> Any:
-        encoder, content_type = choose_encoder(request.headers.get("Accept", ""))
-        return view.bytes(encoder(registry), headers={"Content-Type": content_type})
+        body, content_type = metrics_payload(registry, request.headers.get("Accept", ""))
+        return view.bytes(body, headers={"Content-Type": content_type})
 
     async def status_view(view: Any, request: Any) -> Any:
         return view.json(rapp.status())

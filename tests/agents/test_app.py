@@ -1,0 +1,87 @@
+"""The app factory, and both agents driven through Faust's test_context (no broker)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from agents.app import create_app, faust_config, metrics_payload
+from monitor.settings import load_settings
+from tests.agents.helpers import samples, value
+
+
+def settings(**kw: Any) -> Any:
+    return load_settings(
+        bootstrap_servers="kafka://b1:9092,b2:9092", metrics_port=16111, topic_prefix="x.", **kw
+    )
+
+
+def test_faust_config_from_settings() -> None:
+    conf = faust_config(settings(broker_session_timeout=6.0, max_event_bytes=5_000_000))
+    assert conf["broker"] == ["kafka://b1:9092", "kafka://b2:9092"]
+    assert conf["broker_credentials"] is None
+    assert conf["broker_session_timeout"] == 6.0
+    assert conf["web_port"] == 16111 and conf["web_bind"] == "127.0.0.1"
+    assert conf["consumer_max_fetch_size"] == 15_000_000  # room for a record to dead-letter
+    assert conf["autodiscover"] is False
+
+
+def test_each_app_is_new_with_its_own_registry_topics_and_tables() -> None:
+    one, two = create_app(settings()), create_app(settings(topic_partitions={"scores": 6}))
+    assert one.faust is not two.faust and one.metrics.registry is not two.metrics.registry
+    assert set(one.faust.agents) == {"ragmon.check", "ragmon.aggregate"}
+    assert one.channels["answers"].get_topic_name() == "x.answers"
+    assert one.channels["dlq"].get_topic_name() == "x.dlq"
+    assert {t.partitions for t in two.faust.tables.values()} == {6}  # co-partitioned with scores
+
+
+def test_metrics_payload_negotiates_openmetrics_with_exemplars() -> None:
+    rapp = create_app(settings())
+    rapp.metrics.events.labels(app="search", outcome="checked").inc(
+        1, exemplar={"event_id": "e-42"}
+    )
+    text, text_type = metrics_payload(rapp.metrics.registry, "text/plain")
+    assert text_type.startswith("text/plain") and b'event_id="e-42"' not in text
+    om, om_type = metrics_payload(
+        rapp.metrics.registry, "application/openmetrics-text; version=1.0.0"
+    )
+    assert om_type.startswith("application/openmetrics-text")
+    assert b'# {event_id="e-42"} 1.0' in om
+
+
+async def test_check_agent_through_faust_test_context() -> None:
+    rapp = create_app(settings(audit_sample_rate=0.0))
+    good = {"event_id": "g1", "app": "search", "answer": "See the premium [1]."}
+    async with rapp.faust.agents["ragmon.check"].test_context() as agent:
+        await agent.put(json.dumps(good).encode(), key=b"g1")
+        await agent.put(b"{broken", key=b"b1")
+        await agent.put(json.dumps(good).encode(), key=b"g1")
+    assert rapp.processor.processed == {"checked": 1, "rejected": 1, "duplicate": 1}
+    m = rapp.metrics
+    assert value(m, "ragmon_events_total", app="search", outcome="checked") == 1
+    assert value(m, "ragmon_dlq_total", reason="invalid_json") == 1
+    assert value(m, "ragmon_events_total", app="search", outcome="duplicate") == 1
+
+
+async def test_aggregate_agent_through_faust_test_context() -> None:
+    rapp = create_app(settings())
+    record = {
+        "event_id": "e1",
+        "app": "search",
+        "counts": {"events": 1, "claims": 4, "cited_claims": 3, "unsupported_claims": 1},
+    }
+    async with rapp.faust.agents["ragmon.aggregate"].test_context() as agent:
+        await agent.put(json.dumps(record).encode(), key=b"search")
+        await agent.put(json.dumps(record).encode(), key=b"search")  # redelivered
+        await agent.put(b"not json", key=b"search")
+    assert (rapp.aggregator.counted, rapp.aggregator.duplicates) == (1, 1)
+    rapp.aggregator.sync_ownership(range(4))
+    exported = rapp.aggregator.publish()
+    assert exported["search"]["events"] == 1
+    assert exported["search"]["coverage"] == pytest.approx(0.75)
+    assert exported["search"]["hallucination"] == pytest.approx(0.25)
+    assert exported["search"]["validity"] is None
+    assert samples(rapp.metrics, "ragmon_validity_ratio") == {}
+    assert value(rapp.metrics, "ragmon_duplicate_events_total", app="search") == 1

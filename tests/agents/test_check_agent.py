@@ -1,0 +1,175 @@
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import agents.check_agent as check_agent
+from agents.check_agent import CheckProcessor, RecordMeta, Sinks
+from monitor.models import Verdict
+from monitor.settings import load_settings
+from tests.agents.helpers import fresh_metrics, labels, mixed_verdict, samples, value
+
+
+class Capture:
+    def __init__(self) -> None:
+        self.scores: list[tuple[Any, Any]] = []
+        self.dlq: list[tuple[Any, Any]] = []
+        self.audit: list[tuple[Any, Any]] = []
+
+    def sinks(self) -> Sinks:
+        return Sinks(
+            scores=lambda k, v: self.scores.append((k, v)),
+            dlq=lambda k, v: self.dlq.append((k, v)),
+            audit=lambda k, v: self.audit.append((k, v)),
+        )
+
+
+def meta(offset: int = 7, key: bytes | None = b"k") -> RecordMeta:
+    return RecordMeta("ragmon.answers", 3, offset, 1000.0, key)
+
+
+def event(event_id: str = "e1", app: str = "search", **extra: Any) -> bytes:
+    return json.dumps({"event_id": event_id, "app": app, "answer": "A claim.", **extra}).encode()
+
+
+@pytest.fixture
+def processor(monkeypatch: pytest.MonkeyPatch) -> tuple[CheckProcessor, Capture, Any]:
+    """The real decoder in front of a checker that returns a hand-made verdict."""
+
+    def fake_check(ev: Any, options: Any) -> Verdict:
+        return mixed_verdict(ev.event_id, ev.app)
+
+    monkeypatch.setattr(check_agent, "check_event", fake_check)
+    settings = load_settings(apps="search,docs-qa", audit_sample_rate=0.0, dlq_max_value_bytes=10)
+    metrics, capture = fresh_metrics(), Capture()
+    from agents.audit import AuditTrail
+
+    audit = AuditTrail(settings, metrics, send=capture.sinks().audit)
+    proc = CheckProcessor(settings, metrics, capture.sinks(), audit=audit, clock=lambda: 1010.0)
+    return proc, capture, metrics
+
+
+def test_a_checked_event_is_counted_scored_and_audited(processor: Any) -> None:
+    proc, capture, m = processor
+    outcome = proc.handle(event(timestamp="2023-11-14T22:13:20Z"), meta())
+    assert outcome.kind == "checked" and outcome.app == "search"
+    assert value(m, "ragmon_events_total", app="search", outcome="checked") == 1
+    assert samples(m, "ragmon_citations_total") == {
+        labels(app="search", format="span", status="valid"): 2,
+        labels(app="search", format="span", status="invalid"): 1,
+    }
+    assert samples(m, "ragmon_citation_errors_total") == {
+        labels(app="search", error="span_out_of_bounds"): 1
+    }
+    assert samples(m, "ragmon_claims_total") == {
+        labels(app="search", verdict="supported", tier="lexical"): 1,
+        labels(app="search", verdict="not_supported", tier="lexical"): 1,
+        labels(app="search", verdict="unverifiable", tier="lexical"): 1,
+        labels(app="search", verdict="partially_supported", tier="lexical"): 1,
+        labels(app="search", verdict="unverifiable", tier="rules"): 1,
+    }
+    # Lag from the event's own timestamp (1700000000) to the processing clock (1010) is
+    # negative here: clamped to 0 rather than exported as nonsense.
+    assert value(m, "ragmon_event_lag_seconds_count") == 1
+    assert value(m, "ragmon_event_lag_seconds_sum") == 0
+    ((key, record),) = capture.scores
+    assert key == "search"
+    assert record["event_id"] == "e1" and record["failed"] is True
+    assert record["counts"]["unsupported_claims"] == 3
+    assert record["event_time"] == 1700000000.0 and record["processed_at"] == 1010.0
+    assert len(capture.audit) == 1 and capture.dlq == []
+
+
+def test_lag_falls_back_to_the_record_timestamp(processor: Any) -> None:
+    proc, _, m = processor
+    proc.handle(event(), meta())
+    assert value(m, "ragmon_event_lag_seconds_sum") == 10.0  # 1010 - record time 1000
+
+
+def test_unknown_apps_are_labelled_other(processor: Any) -> None:
+    proc, capture, m = processor
+    proc.handle(event(app="not-listed"), meta())
+    assert value(m, "ragmon_events_total", app="other", outcome="checked") == 1
+    assert capture.scores[0][0] == "other"
+
+
+def test_redelivery_to_the_same_worker_is_skipped(processor: Any) -> None:
+    proc, capture, m = processor
+    assert proc.handle(event(), meta(1)).kind == "checked"
+    assert proc.handle(event(), meta(2)).kind == "duplicate"
+    assert value(m, "ragmon_events_total", app="search", outcome="checked") == 1
+    assert value(m, "ragmon_events_total", app="search", outcome="duplicate") == 1
+    assert value(m, "ragmon_duplicate_events_total", app="search") == 1
+    assert len(capture.scores) == 1
+    assert sum(samples(m, "ragmon_citations_total").values()) == 3
+
+
+@pytest.mark.parametrize(
+    ("raw", "reason"),
+    [
+        (b"", "empty"),
+        (b"{not json", "invalid_json"),
+        (b"\xff\xfe{}", "invalid_utf8"),
+        (b"[1, 2]", "not_an_object"),
+        (b'{"event_id": 5, "answer": "x"}', "schema_violation"),
+    ],
+)
+def test_bad_records_go_to_the_dlq_and_the_stream_goes_on(
+    processor: Any, raw: bytes, reason: str
+) -> None:
+    proc, capture, m = processor
+    outcome = proc.handle(raw, meta(offset=11))
+    assert outcome.kind == "rejected" and outcome.reason == reason
+    ((key, letter),) = capture.dlq
+    assert key == b"k"
+    assert letter["reason"] == reason and letter["error"]
+    assert (letter["topic"], letter["partition"], letter["offset"]) == ("ragmon.answers", 3, 11)
+    assert letter["value_bytes"] == len(raw) and letter["truncated"] == (len(raw) > 10)
+    assert value(m, "ragmon_dlq_total", reason=reason) == 1
+    assert value(m, "ragmon_events_total", app="other", outcome="rejected") == 1
+    # The window counts the reject (the dlq_rate alert) without an id to dedup on.
+    ((app, record),) = capture.scores
+    assert app == "other" and record["event_id"] is None
+    assert record["counts"] == {"events": 1, "rejected": 1}
+    assert proc.handle(event("after"), meta(offset=12)).kind == "checked"
+
+
+def test_a_crashing_check_costs_one_event_not_the_stream(
+    processor: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    proc, capture, m = processor
+
+    def boom(ev: Any, options: Any) -> Verdict:
+        raise ZeroDivisionError("bug in a check")
+
+    monkeypatch.setattr(check_agent, "check_event", boom)
+    outcome = proc.handle(event("crash"), meta())
+    assert outcome.kind == "rejected" and outcome.reason == "check_error"
+    assert capture.dlq[0][1]["error"] == "ZeroDivisionError: bug in a check"
+    assert capture.dlq[0][1]["event_id"] == "crash"
+    assert value(m, "ragmon_dlq_total", reason="check_error") == 1
+
+
+def test_hooks_see_every_checked_verdict(processor: Any) -> None:
+    proc, _, _ = processor
+    seen: list[str] = []
+    proc.hooks.append(lambda ev, verdict, meta: seen.append(verdict.event_id))
+    proc.handle(event("h1"), meta())
+    proc.handle(b"bad", meta())
+    assert seen == ["h1"]
+
+
+def test_the_real_checks_on_one_event() -> None:
+    pytest.importorskip("monitor.check")
+    settings = load_settings(audit_sample_rate=0.0)
+    metrics, capture = fresh_metrics(), Capture()
+    proc = CheckProcessor(settings, metrics, capture.sinks())
+    doc = {"id": "a.txt", "text": "The premium is 120 dollars per month for every customer."}
+    answer = "The premium is 120 dollars per month for every customer [a.txt:0-56]."
+    raw = json.dumps({"event_id": "r1", "app": "docs-qa", "answer": answer, "documents": [doc]})
+    outcome = proc.handle(raw.encode(), meta())
+    assert outcome.kind == "checked"
+    assert outcome.verdict is not None and len(outcome.verdict.citations) == 1
+    assert value(metrics, "ragmon_events_total", app="docs-qa", outcome="checked") == 1

@@ -1,0 +1,131 @@
+"""Topic specs, the traffic generator, the embedded broker's command line, log de-duplication
+and the demo's summary rendering."""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+
+import pytest
+
+from agents.broker import EMBEDDED_TIMEOUTS, EmbeddedBroker, embedded_env
+from agents.demo import DemoConfig, render
+from agents.runner import RepeatFilter
+from agents.topics import ROLES, topic_specs
+from agents.traffic import Mix, Traffic, make_answer
+from monitor.errors import ConfigError
+from monitor.settings import load_settings
+
+
+def test_topic_specs_names_and_partitions() -> None:
+    specs = topic_specs(
+        load_settings(
+            topic_prefix="p.",
+            answers_topic="rag-answers",
+            partitions=3,
+            topic_names={"dlq": "dead"},
+            topic_partitions={"scores": 8},
+        )
+    )
+    assert list(specs) == list(ROLES)
+    assert specs["answers"].name == "p.rag-answers"
+    assert specs["dlq"].name == "p.dead"
+    assert specs["judge-requests"].name == "p.judge-requests"
+    assert specs["scores"].partitions == 8 and specs["audit"].partitions == 3
+    with pytest.raises(ConfigError, match="unknown topic role"):
+        topic_specs(load_settings(topic_names={"answer": "x"}))
+
+
+def test_traffic_events_are_valid_and_drift_breaks_citations() -> None:
+    from monitor.decode import decode_event
+    from monitor.models import AnswerEvent
+
+    options = load_settings().check_options()
+    rng = random.Random(5)
+    for drift in (0.0, 1.0):
+        for i in range(50):
+            decoded = decode_event(json.dumps(make_answer(rng, f"t-{i}", drift)).encode(), options)
+            assert isinstance(decoded, AnswerEvent), decoded
+    healthy, drifted = Mix.at(0), Mix.at(1)
+    assert healthy.bad_citation < 0.05 < 0.2 < drifted.bad_citation
+    assert healthy.fabricated < drifted.fabricated and healthy.uncited < drifted.uncited
+    assert Mix.at(5) == drifted  # clamped
+
+
+def test_traffic_drift_worsens_the_checked_figures() -> None:
+    check = pytest.importorskip("monitor.check")
+    options = load_settings().check_options()
+
+    def invalid_share(drift: float) -> float:
+        traffic, total, invalid = Traffic(seed=3), 0, 0
+        for _ in range(150):
+            verdict = check.check_bytes(traffic.next(drift), options)
+            for c in getattr(verdict, "citations", ()):
+                total += 1
+                invalid += not c.valid
+        return invalid / total
+
+    assert invalid_share(0.0) < 0.05 < 0.15 < invalid_share(1.0)
+
+
+def test_traffic_ids_are_unique_and_some_records_are_malformed() -> None:
+    traffic = Traffic(seed=1, prefix="x")
+    values = [traffic.next(0.0) for _ in range(2000)]
+    ids = [json.loads(v)["event_id"] for v in values if v.endswith(b"}")]
+    assert len(ids) == len(set(ids)) and ids[0] == "x-00000001"
+    assert 0 < sum(not v.endswith(b"}") for v in values) < 20
+
+
+def test_demo_drift_schedule() -> None:
+    config = DemoConfig(healthy_seconds=10, ramp_seconds=20)
+    assert [config.drift(t) for t in (0, 9.9, 10, 20, 30, 99)] == [0, 0, 0, 0.5, 1, 1]
+
+
+def test_embedded_broker_command_and_env() -> None:
+    broker = EmbeddedBroker(port=19999, binary="/bin/tansu")
+    assert broker.command() == [
+        "/bin/tansu", "broker",
+        "--listener-url", "tcp://127.0.0.1:19999",
+        "--advertised-listener-url", "tcp://127.0.0.1:19999",
+        "--storage-engine", "memory://tansu/",
+    ]  # fmt: skip
+    env = embedded_env(broker.bootstrap)
+    assert env["RAGMON_BOOTSTRAP_SERVERS"] == "127.0.0.1:19999"
+    assert (
+        float(env["RAGMON_BROKER_SESSION_TIMEOUT"]) == EMBEDDED_TIMEOUTS["broker_session_timeout"]
+    )
+    settings = load_settings(**{k.removeprefix("RAGMON_").lower(): v for k, v in env.items()})
+    assert settings.broker_heartbeat_interval == 1.5
+
+
+def test_repeat_filter_lets_a_message_through_once_per_interval() -> None:
+    f = RepeatFilter(interval=30)
+
+    def rec(msg: str, exc: bool = False) -> logging.LogRecord:
+        exc_info = (ValueError, ValueError("x"), None) if exc else None
+        return logging.LogRecord("aiokafka.x", logging.ERROR, __file__, 1, msg, (), exc_info)
+
+    assert f.filter(rec("Unable connect to node 1"))
+    assert not f.filter(rec("Unable connect to node 1"))
+    assert f.filter(rec("another message"))
+    with_traceback = rec("boom", exc=True)
+    assert f.filter(with_traceback) and with_traceback.exc_info is None
+
+
+def test_demo_summary_rendering() -> None:
+    metrics = {
+        "ragmon_events_total": [({"app": "search", "outcome": "checked"}, 40.0)],
+        "ragmon_dlq_total": [({"reason": "invalid_json"}, 2.0)],
+        "ragmon_window_events": [({"app": "search"}, 30.0), ({"app": "other"}, 2.0)],
+        "ragmon_validity_ratio": [({"app": "search"}, 0.9)],
+        "ragmon_alert_firing": [
+            ({"rule": "validity_low", "app": "search"}, 1.0),
+            ({"rule": "coverage_low", "app": "search"}, 0.0),
+        ],
+    }
+    lines = render(metrics, "drift 50%", 45)
+    assert "checked: 40" in lines[0] and "dead letters: 2" in lines[0]
+    assert lines[2].split()[:3] == ["other", "2", "-"]
+    assert lines[3].split()[:3] == ["search", "30", "0.900"]
+    assert lines[-1] == "alerts firing: validity_low[search]"
