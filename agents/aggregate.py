@@ -41,7 +41,7 @@ EXAMPLES_KEPT = 5
 def partition_for_app(app: str, partitions: int) -> int:
     """The `scores` partition of an app: the Kafka default partitioner on the raw key bytes,
     which is what the producer used when the check agent sent the record."""
-    return (murmur2(app.encode("utf-8")) & 0x7FFFFFFF) % partitions
+    return int(murmur2(app.encode("utf-8")) & 0x7FFFFFFF) % partitions
 
 
 def ratios(counts: dict[str, int]) -> dict[str, float | None]:

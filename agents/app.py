@@ -192,10 +192,10 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
         name = specs["scores"].name
         return {p for topic, ps in rapp.assigned().items() if topic == name for p in ps}
 
-    async def on_assigned(sender: Any, assigned: Any = None, **_: Any) -> None:
+    async def on_assigned(sender: Any, *args: Any, signal: Any = None, **kwargs: Any) -> None:
         aggregator.sync_ownership(owned_partitions())
 
-    app.on_partitions_assigned.connect(on_assigned)
+    app.on_partitions_assigned.connect(on_assigned)  # type: ignore[arg-type]  # mode stub is stricter than its runtime
 
     async def gauges() -> None:
         aggregator.sync_ownership(owned_partitions())
