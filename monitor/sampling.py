@@ -193,6 +193,9 @@ class Decision:
         return self.reason in DROP_REASONS
 
 
+NOT_SAMPLED = Decision(False, "not_sampled")
+
+
 def is_doubtful(verdict: Verdict) -> bool:
     """The cheap tier left something open or found a failure the judge can double-check."""
     if any(not c.valid for c in verdict.citations):
@@ -219,7 +222,11 @@ class Sampler:
     def decide(self, candidate: Candidate) -> Decision:
         rate, reason = self.rate_for(candidate)
         if hash_fraction(candidate.event_id) >= rate:
-            return Decision(False, "not_sampled")
+            return NOT_SAMPLED
+        return self.admit(candidate, reason)
+
+    def admit(self, candidate: Candidate, reason: SampleReason) -> Decision:
+        """Budgets and fair share for an answer the hash already selected."""
         if candidate.judgeable_claims <= 0:
             return Decision(False, "nothing_to_judge")
         calls = -(-candidate.judgeable_claims // max(1, self.policy.batch_size))

@@ -8,16 +8,23 @@ Usage in the check agent, after `verdict = check_event(event, options)`::
     elif decision.dropped:
         metrics.judge_dropped.labels(reason=decision.reason).inc()
 
-The hash test runs first, so unsampled answers (the vast majority) cost one SHA-256.
+The hash test runs first, so unsampled answers (the vast majority) cost one SHA-256, plus a
+scan of the verdict for those in the oversampling band.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from monitor.judge.request import JudgeRequest, build_request, judge_items
 from monitor.models import AnswerEvent, Verdict
-from monitor.sampling import Decision, Sampler, candidate_for, hash_fraction
+from monitor.sampling import (
+    NOT_SAMPLED,
+    Candidate,
+    Decision,
+    Sampler,
+    SampleReason,
+    hash_fraction,
+    is_doubtful,
+)
 
 
 def plan_judge_request(
@@ -29,17 +36,22 @@ def plan_judge_request(
 ) -> tuple[JudgeRequest | None, Decision]:
     if verdict.error is not None:
         return None, Decision(False, "nothing_to_judge")
-    candidate = candidate_for(event, verdict, judgeable_claims=0, est_tokens=0)
-    rate, _ = sampler.rate_for(candidate)
-    if hash_fraction(event.event_id) >= rate:
-        return None, Decision(False, "not_sampled")
+    # Cheapest test first: the hash, then (only in the oversampling band) the verdict scan.
+    policy = sampler.policy
+    u = hash_fraction(event.event_id)
+    reason: SampleReason
+    if event.gold_label is not None:
+        reason = "canary"
+    elif u < policy.base_rate:
+        reason = "base"
+    elif u < policy.oversample_rate and is_doubtful(verdict):
+        reason = "oversample"
+    else:
+        return None, NOT_SAMPLED
     items = judge_items(verdict, max_evidence_chars)
-    request = build_request(
-        event, verdict, items, reason="", batch_size=sampler.policy.batch_size, now=now
+    request = build_request(event, verdict, items, reason, policy.batch_size, now)
+    decision = sampler.admit(
+        Candidate(event.event_id, event.app or "", len(items), request.est_tokens),
+        reason,
     )
-    decision = sampler.decide(
-        replace(candidate, judgeable_claims=len(items), est_tokens=request.est_tokens)
-    )
-    if not decision.sampled:
-        return None, decision
-    return replace(request, reason=decision.reason), decision
+    return (request if decision.sampled else None), decision
