@@ -2,7 +2,13 @@
 
 Inline citations are `[...]` brackets whose content parses (grammar.py). Not citations:
 - brackets inside code (fenced blocks, inline code spans; markdown.py) or escaped as `\\[`;
-- `a[i]`, `arr[0]`: a numeric or json-path bracket glued to an identifier character;
+- `a[i]`, `arr[0]`: a numeric or json-path bracket glued to an identifier character, unless
+  the numeric bracket reads like a prose citation (`quality[2].`, `LEDs[1][5]`, `in 339[1].`):
+  the token before it is a plain word of 2+ letters or a plain number, what follows ends the
+  word (space, end, sentence punctuation not followed by an identifier, another bracket) and
+  every number resolves to a document of the event (by id or position). `arr[0]` never resolves,
+  `a[i]` is not numeric, `m[1]` is one letter, `obj.items[1]`, `x_1[2]` are not plain words,
+  `arr[1].size` and `arr[1] = 2` continue as code;
 - a bracket glued to the `]` of a bracket that was not a citation (`arr[0][1]`, the label of a
   `[text][ref]` reference link), while `[1][2]` chains stay citations;
 - markdown link text `[text](url)` is never a json path (numeric and file citations written as
@@ -28,6 +34,14 @@ MAX_BRACKET_CHARS = 4096  # longer bracket content is prose, never a citation
 SEGMENT_SEARCH_SLACK = 4096  # how far past the expected position a segment's text is looked for
 
 _BRACKET = re.compile(rf"\[([^\[\]\n]{{0,{MAX_BRACKET_CHARS}}})\]")
+# The token a glued bracket follows, read backwards from the bracket: letters (2+, apostrophes
+# and hyphens inside) or a number, after whitespace, the start or an opening quote/parenthesis.
+_PROSE_TOKEN = re.compile(
+    r"(?:^|(?<=[\s(\"'“‘*]))(?:[^\W\d_]{2,}|[^\W\d_]+(?:['’-][^\W\d_]+)+|\d+(?:[.,]\d+)*)\Z"
+)
+_PROSE_LOOKBACK = 64  # a longer word is no prose word
+# After a glued bracket and any brackets chained to it: code goes on (`.size`, `(`, `= 2`).
+_CODE_AFTER = re.compile(r"(?:\[[^\[\]\n]*\])*(?:\.\w|[^\s.,;:!?)[\]\"'”’*_]|\s*[-+*/%<>=!^|&]?=)")
 
 
 class _Out:
@@ -129,12 +143,12 @@ def _inline_citations(event: AnswerEvent, out: _Out) -> None:
         if _is_definition(text, start, end):
             continue
         link = end < len(text) and text[end] == "("
+        glued = bool(before) and _is_ident(before)
         parsed = classify(
-            m.group(1),
-            doc_ids=doc_ids,
-            json_paths=has_data and not link,
-            glued=bool(before) and _is_ident(before),
+            m.group(1), doc_ids=doc_ids, json_paths=has_data and not link, glued=glued
         )
+        if parsed is None and glued:
+            parsed = _glued_citation(text, start, end, m.group(1), doc_ids, len(event.documents))
         if parsed is None:
             continue
         gap = text[last_end:start] if last_end >= 0 and start - last_end <= 64 else None
@@ -143,6 +157,24 @@ def _inline_citations(event: AnswerEvent, out: _Out) -> None:
         last_end = end
         if not out.extend(_build(parsed, m.group(0), start, end, group, len(out.items))):
             return
+
+
+def _glued_citation(
+    text: str, start: int, end: int, content: str, doc_ids: frozenset[str], n_docs: int
+) -> Parsed | None:
+    """A numeric bracket glued to a word that reads as a prose citation (see the module doc)."""
+    if not content.strip()[:1].isdigit():
+        return None
+    parsed = classify(content, doc_ids=doc_ids, json_paths=False, glued=False)
+    if parsed is None or parsed.format != "numeric" or parsed.malformed or not parsed.numbers:
+        return None
+    if not all(str(n) in doc_ids or 1 <= n <= n_docs for n in parsed.numbers):
+        return None
+    if _PROSE_TOKEN.search(text, max(0, start - _PROSE_LOOKBACK), start) is None:
+        return None
+    if _CODE_AFTER.match(text, end):
+        return None
+    return parsed
 
 
 def _build(p: Parsed, raw: str, start: int, end: int, group: int, base: int) -> list[Citation]:
