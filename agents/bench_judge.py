@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import socket
 import statistics
 import subprocess
@@ -155,6 +156,7 @@ def measure(
         modes = list(per_mode)
         for k in range(runs):
             for mode in modes[k % 3 :] + modes[: k % 3]:  # rotate: no mode always runs first
+                gc.collect()  # the previous run's garbage is not this run's cost
                 result = asyncio.run(
                     one_run(events, mode, targets[mode], rate, queue_size, concurrency)
                 )
