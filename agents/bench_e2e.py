@@ -1,0 +1,280 @@
+"""End-to-end benchmark on the embedded broker (`ragmon bench --section e2e`).
+
+In one run, on one broker, with the same Faust settings and partitions:
+
+1. the monitor's worker gets a backlog of standard-mix events; throughput is measured from the
+   timestamps of its output records (first to last), so start-up time is excluded;
+2. it is then fed at 50% of its measured rate; the event lag is `processed_at` minus the
+   record's timestamp, read back from `scores`;
+3. it keeps consuming until it has checked `rss_events` events; its RSS is read from /proc;
+4. a bare Faust pass-through worker (consume `answers`, forward every value) gets the same
+   backlog, then the same paced rate (its lag shows the broker's own floor: tansu answers a
+   fetch only when its wait expires, and Faust's fetch wait is 1.5 s).
+
+Workers are separate processes (`ragmon worker`, `python -m agents.bench_e2e passthrough`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from agents.broker import EmbeddedBroker, die_with_parent, embedded_env, free_port
+from agents.produce import Publisher, paced
+from agents.topics import TopicSpec, ensure_topics, topic_specs
+from monitor.settings import Settings, load_settings
+
+PARTITIONS = 4
+
+
+def renamed(events: list[bytes], n: int, tag: str) -> Iterator[bytes]:
+    """`n` events cycling through `events`, each round with fresh event ids (no dedup)."""
+    for i in range(n):
+        raw = events[i % len(events)]
+        yield raw.replace(b'"event_id": "', f'"event_id": "{tag}{i // len(events)}-'.encode(), 1)
+
+
+def _env(bootstrap: str, prefix: str, app_id: str, port: int, workdir: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        **embedded_env(bootstrap),
+        "RAGMON_TOPIC_PREFIX": prefix,
+        "RAGMON_APP_ID": app_id,
+        "RAGMON_METRICS_PORT": str(port),
+        "RAGMON_DATA_DIR": str(workdir / f"data-{app_id}"),
+        "RAGMON_PARTITIONS": str(PARTITIONS),
+        "RAGMON_LOG_FORMAT": "json",
+        "PYTHONUNBUFFERED": "1",
+    }
+
+
+def _spawn(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    with open(log, "ab") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", *args],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            preexec_fn=die_with_parent,
+        )
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _checked(port: int) -> float:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
+        text = response.read().decode()
+    return sum(
+        float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line.startswith("ragmon_events_total{") and 'outcome="checked"' in line
+    )
+
+
+async def _publish(settings: Settings, topic: str, values: Any, rate: float | None) -> int:
+    publisher = Publisher(settings, topic)
+    await publisher.start()
+    try:
+        async for value in paced(values, rate):
+            await publisher.send(value)
+    finally:
+        await publisher.stop()
+    return publisher.stats.sent
+
+
+async def _read(bootstrap: str, topic: str, count: int, timeout: float) -> list[Any]:
+    from aiokafka import AIOKafkaConsumer
+
+    consumer = AIOKafkaConsumer(
+        topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest", enable_auto_commit=False
+    )
+    await consumer.start()
+    out: list[Any] = []
+    deadline = time.monotonic() + timeout
+    try:
+        while len(out) < count and time.monotonic() < deadline:
+            for records in (await consumer.getmany(timeout_ms=500, max_records=5000)).values():
+                out.extend(records)
+    finally:
+        await consumer.stop()
+    return out
+
+
+def _rate(records: list[Any]) -> float:
+    stamps = sorted(r.timestamp for r in records)
+    span = (stamps[-1] - stamps[0]) / 1000
+    return (len(stamps) - 1) / span if span > 0 else float("nan")
+
+
+def measure(
+    events: list[bytes],
+    *,
+    throughput_events: int = 10_000,
+    lag_seconds: float = 20.0,
+    rss_events: int = 100_000,
+    workdir: str | None = None,
+) -> dict[str, Any]:
+    work = Path(workdir or tempfile.mkdtemp(prefix="ragmon-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    broker = EmbeddedBroker(log=work / "broker.log")
+    bootstrap = broker.start()
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        return _measure(events, bootstrap, work, procs, throughput_events, lag_seconds, rss_events)
+    finally:
+        for proc in procs:
+            _stop(proc)
+        broker.stop()
+
+
+def _lags(inputs: list[Any], outputs: list[Any]) -> list[float]:
+    sent = {r.value: r.timestamp for r in inputs}
+    return sorted((r.timestamp - sent[r.value]) / 1000 for r in outputs if r.value in sent)
+
+
+def _summary(lags: list[float]) -> dict[str, Any]:
+    return {
+        "events": len(lags),
+        "median_s": statistics.median(lags) if lags else None,
+        "p95_s": lags[int(len(lags) * 0.95) - 1] if lags else None,
+    }
+
+
+def _measure(
+    events: list[bytes],
+    bootstrap: str,
+    work: Path,
+    procs: list[subprocess.Popen[bytes]],
+    n: int,
+    lag_seconds: float,
+    rss_events: int,
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"throughput_events": n, "partitions": PARTITIONS}
+    client = {"bootstrap_servers": bootstrap}
+
+    # --- 1. the monitor on a backlog ---------------------------------------------------------
+    mon = load_settings(bootstrap_servers=bootstrap, topic_prefix="mon.", partitions=PARTITIONS)
+    mon_specs = topic_specs(mon)
+    asyncio.run(ensure_topics(mon, client, mon_specs))
+    answers, scores = mon_specs["answers"].name, mon_specs["scores"].name
+    asyncio.run(_publish(mon, answers, renamed(events, n, "tp"), None))
+    port = free_port()
+    env = _env(bootstrap, "mon.", "bench-mon", port, work)
+    worker = _spawn(["agents.cli", "worker"], env, work / "worker.log")
+    procs.append(worker)
+    scored = asyncio.run(_read(bootstrap, scores, n, timeout=1200))
+    out["monitor_events_per_s"] = _rate(scored)
+
+    # --- 2. its lag at 50% of that rate: processed_at − record timestamp --------------------
+    rate = out["monitor_events_per_s"] / 2
+    lag_n = max(50, int(rate * lag_seconds))
+    asyncio.run(_publish(mon, answers, renamed(events, lag_n, "lag"), rate))
+    records = asyncio.run(_read(bootstrap, scores, n + lag_n, timeout=600))
+    lags = sorted(
+        v["processed_at"] - v["event_time"]
+        for v in (json.loads(r.value) for r in records)
+        if str(v.get("event_id", "")).startswith("lag")
+    )
+    out["lag_rate_events_per_s"] = rate
+    out["monitor_lag"] = _summary(lags)
+
+    # --- 3. RSS after rss_events events -----------------------------------------------------
+    done = n + lag_n
+    if rss_events > done:
+        asyncio.run(_publish(mon, answers, renamed(events, rss_events - done, "rss"), None))
+    deadline = time.monotonic() + 3600
+    while time.monotonic() < deadline and _checked(port) < rss_events:
+        time.sleep(2)
+    out["monitor_events_checked"] = _checked(port)
+    out["monitor_rss_mb"] = rss_mb(worker.pid)
+    _stop(worker)
+
+    # --- 4. bare Faust pass-through: same backlog, then the same paced rate -----------------
+    pt = load_settings(bootstrap_servers=bootstrap, topic_prefix="pt.", partitions=PARTITIONS)
+    specs = {
+        "answers": TopicSpec("answers", "pt.answers", PARTITIONS),
+        "out": TopicSpec("out", "pt.out", PARTITIONS),
+    }
+    asyncio.run(ensure_topics(pt, client, specs))
+    asyncio.run(_publish(pt, "pt.answers", renamed(events, n, "pt"), None))
+    env = _env(bootstrap, "pt.", "bench-pt", free_port(), work)
+    proc = _spawn(["agents.bench_e2e", "passthrough"], env, work / "passthrough.log")
+    procs.append(proc)
+    forwarded = asyncio.run(_read(bootstrap, "pt.out", n, timeout=600))
+    out["passthrough_events_per_s"] = _rate(forwarded)
+    asyncio.run(_publish(pt, "pt.answers", renamed(events, lag_n, "ptlag"), rate))
+    inputs = asyncio.run(_read(bootstrap, "pt.answers", n + lag_n, timeout=600))
+    outputs = asyncio.run(_read(bootstrap, "pt.out", n + lag_n, timeout=600))
+    tagged = [r for r in inputs if b'"event_id": "ptlag' in r.value]
+    out["passthrough_lag_same_rate"] = _summary(_lags(tagged, outputs))
+    out["passthrough_rss_mb"] = rss_mb(proc.pid)
+    _stop(proc)
+    out["monitor_vs_passthrough"] = out["monitor_events_per_s"] / out["passthrough_events_per_s"]
+    return out
+
+
+def _passthrough() -> int:
+    """A bare Faust agent: answers → out, value and key unchanged, same Faust settings."""
+    import faust
+
+    from agents.app import faust_config
+    from agents.runner import RagmonWorker
+
+    settings = load_settings()
+    app = faust.App(settings.app_id, **faust_config(settings))
+    source = app.topic(settings.topic("answers"), key_serializer="raw", value_serializer="raw")
+    sink = app.topic(settings.topic("out"), key_serializer="raw", value_serializer="raw")
+
+    async def forward(stream: Any) -> None:
+        async for event in stream.events():
+            sink.send_soon(key=event.key, value=event.value)
+
+    app.agent(source, name="bench.passthrough")(forward)
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    worker = RagmonWorker(app, loop=loop, loglevel="WARNING", quiet=True, override_logging=False)
+    worker.spinner = None
+    worker.execute_from_commandline()
+    return 0
+
+
+def _section(args: Any, events: list[bytes]) -> dict[str, Any]:
+    return measure(
+        events,
+        throughput_events=int(os.environ.get("RAGMON_BENCH_E2E_EVENTS", "10000")),
+        rss_events=int(os.environ.get("RAGMON_BENCH_RSS_EVENTS", "100000")),
+    )
+
+
+SECTIONS = {"e2e": _section}
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["passthrough"]:
+        sys.exit(_passthrough())
+    sys.exit("usage: python -m agents.bench_e2e passthrough")
