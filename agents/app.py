@@ -21,6 +21,7 @@ from agents import recovery_fix
 from agents.aggregate import WindowAggregator
 from agents.alerting import Alerting, build_alerting
 from agents.audit import AuditTrail
+from agents.broker import free_port
 from agents.check_agent import CheckProcessor, RecordMeta, Sinks, VerdictHook
 from agents.connection import bootstrap_servers, broker_reachable, client_kwargs, faust_credentials
 from agents.dedup import WindowedSeen
@@ -100,7 +101,8 @@ def faust_config(settings: Settings) -> dict[str, Any]:
         "web_enabled": True,
         "web_bind": settings.metrics_host,
         "web_host": settings.metrics_host,
-        "web_port": settings.metrics_port,
+        # Faust refuses port 0; "any free port" is resolved here instead.
+        "web_port": settings.metrics_port or free_port(settings.metrics_host),
         "worker_redirect_stdouts": False,
         # A record up to max_event_bytes must be fetchable to be dead-lettered, not stall the
         # partition; 1 MiB is the floor Kafka clients use.

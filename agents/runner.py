@@ -14,6 +14,7 @@ import faust
 import structlog
 
 from agents.app import AppDeps, RagmonApp, create_app
+from agents.broker import free_port
 from agents.connection import client_kwargs, wait_for_broker
 from agents.logs import configure_logging
 from agents.topics import TopicSpec, ensure_topics
@@ -118,6 +119,8 @@ def run_worker(settings: Settings, *, max_wait: float | None = None) -> int:
     backoff (one log line per attempt) for `max_wait` seconds, then a one-line error."""
     configure_logging(settings.log_level, settings.log_format)
     quiet_client_logs()
+    if settings.metrics_port == 0:
+        settings = settings.model_copy(update={"metrics_port": free_port(settings.metrics_host)})
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     try:

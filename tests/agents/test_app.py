@@ -85,3 +85,23 @@ async def test_aggregate_agent_through_faust_test_context() -> None:
     assert exported["search"]["validity"] is None
     assert samples(rapp.metrics, "ragmon_validity_ratio") == {}
     assert value(rapp.metrics, "ragmon_duplicate_events_total", app="search") == 1
+
+
+async def test_judge_wiring_samples_checked_answers_into_judge_requests() -> None:
+    pytest.importorskip("monitor.check")
+    rapp = create_app(
+        settings(judge_enabled=True, judge_sample_rate=1.0, judge_oversample_rate=1.0)
+    )
+    assert "ragmon.judge" in rapp.faust.agents
+    sent: list[dict[str, Any]] = []
+    rapp.channels["judge-requests"].send_soon = lambda **kw: sent.append(kw)
+    doc = {"id": "a.txt", "text": "The premium is 120 dollars per month for every customer."}
+    answer = "The premium is 120 dollars per month for every customer [a.txt:1:0-56]."
+    event = {"event_id": "r1", "app": "docs-qa", "answer": answer, "documents": [doc]}
+    async with rapp.faust.agents["ragmon.check"].test_context() as agent:
+        await agent.put(json.dumps(event).encode(), key=b"r1")
+        await agent.put(b"{broken", key=b"r2")  # rejected: never judged
+    assert [s["key"] for s in sent] == [b"r1"]
+    request = sent[0]["value"]
+    assert request["event_id"] == "r1" and request["items"][0]["claim_index"] == 0
+    assert "120 dollars" in request["items"][0]["evidence"]

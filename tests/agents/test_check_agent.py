@@ -167,9 +167,10 @@ def test_the_real_checks_on_one_event() -> None:
     metrics, capture = fresh_metrics(), Capture()
     proc = CheckProcessor(settings, metrics, capture.sinks())
     doc = {"id": "a.txt", "text": "The premium is 120 dollars per month for every customer."}
-    answer = "The premium is 120 dollars per month for every customer [a.txt:0-56]."
+    answer = "The premium is 120 dollars per month for every customer [a.txt:1:0-56]."
     raw = json.dumps({"event_id": "r1", "app": "docs-qa", "answer": answer, "documents": [doc]})
     outcome = proc.handle(raw.encode(), meta())
     assert outcome.kind == "checked"
-    assert outcome.verdict is not None and len(outcome.verdict.citations) == 1
+    assert outcome.verdict is not None
+    assert [c.status for c in outcome.verdict.citations] == ["valid"]
     assert value(metrics, "ragmon_events_total", app="docs-qa", outcome="checked") == 1
