@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -223,11 +224,12 @@ def build_judge_runner(
 
 
 def topic_publisher(topic: Any) -> Publish:
-    """Publish records to a Faust topic, keyed by event id."""
+    """Publish records to a Faust topic as JSON bytes, keyed by event id (bytes pass through
+    both raw and json topics unchanged)."""
 
     async def send(record: dict[str, Any]) -> None:
         key = str(record.get("event_id") or "").encode()
-        await topic.send(key=key, value=record)
+        await topic.send(key=key, value=json.dumps(record, ensure_ascii=False).encode())
 
     return send
 

@@ -1,0 +1,67 @@
+"""The judge agent inside Faust (test_context, no broker): records from `judge-requests` reach the
+runner without blocking, results are published, malformed records are counted and skipped."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from typing import Any
+
+import faust
+from prometheus_client import CollectorRegistry
+
+from agents.judge_agent import JudgeRunner, MetricsObserver, attach_judge_agent
+from agents.metrics import build_metrics
+from monitor.judge.client import JudgeClient
+from monitor.judge.config import JudgeConfig
+from monitor.judge.request import Item, JudgeRequest
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def test_agent_hands_records_to_the_runner() -> None:
+    metrics = build_metrics(CollectorRegistry())
+    client = JudgeClient(
+        JudgeConfig(base_url=f"http://127.0.0.1:{_closed_port()}/v1", model="m",
+                    escalation_model=None),
+        observer=MetricsObserver(metrics),
+    )  # fmt: skip
+    published: list[dict[str, Any]] = []
+
+    async def publish(record: dict[str, Any]) -> None:
+        published.append(record)
+
+    runner = JudgeRunner(client, metrics, concurrency=1, queue_size=10, publish=publish)
+    app = faust.App("ragmon-judge-test", broker="kafka://127.0.0.1:9", autodiscover=False)
+    topic = app.topic("ragmon.judge-requests", value_serializer="raw")
+    agent = attach_judge_agent(app, runner, topic)
+    request = JudgeRequest("e1", "shop", (Item(0, "A claim here", "Some evidence."),))
+    async with agent.test_context() as ctx:
+        await ctx.put(json.dumps(request.to_dict()).encode())
+        await ctx.put(b'{"not": "a request"}')
+        await asyncio.wait_for(runner.join(), 10)
+    await runner.stop()
+    assert [r["event_id"] for r in published] == ["e1"]
+    assert published[0]["claims"][0]["outcome"] == "judge_down"
+    assert published[0]["claims"][0]["verdict"] is None
+    get = metrics.registry.get_sample_value
+    assert get("ragmon_judge_requests_total", {"model": "m", "outcome": "judge_down"}) == 1
+    assert get("ragmon_judge_dropped_total", {"reason": "invalid_request"}) == 1
+
+
+async def test_topic_publisher_sends_json_bytes_keyed_by_event() -> None:
+    from agents.judge_agent import topic_publisher
+
+    sent: list[tuple[bytes, bytes]] = []
+
+    class Topic:
+        async def send(self, *, key: bytes, value: bytes) -> None:
+            sent.append((key, value))
+
+    await topic_publisher(Topic())({"event_id": "é1", "claims": []})
+    assert sent == [("é1".encode(), '{"event_id": "é1", "claims": []}'.encode())]
