@@ -22,6 +22,7 @@ from agents.aggregate import WindowAggregator
 from agents.alerting import Alerting, build_alerting
 from agents.audit import AuditTrail
 from agents.broker import free_port
+from agents.canary import cheap_canary_hook
 from agents.check_agent import CheckProcessor, RecordMeta, Sinks, VerdictHook
 from agents.connection import bootstrap_servers, broker_reachable, client_kwargs, faust_credentials
 from agents.dedup import WindowedSeen
@@ -168,6 +169,7 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
     processor = CheckProcessor(
         settings, metrics, sinks, app_labels=labels, audit=audit, hooks=list(deps.hooks)
     )
+    processor.hooks.append(cheap_canary_hook(metrics, labels))  # canaries → cheap_agreement_ratio
     aggregator = WindowAggregator(
         settings, metrics, buckets, partitions=parts, seen=seen, alerting=alerting
     )

@@ -23,16 +23,17 @@ from typing import Any
 
 import structlog
 
+from agents.canary import cheap_canary_hook
 from agents.metrics import Metrics
 from monitor.judge.answer import AgreementWindow, says_supported
 from monitor.judge.client import AnswerOutcome, JudgeClient
 from monitor.judge.config import JudgeConfig
 from monitor.judge.record import judge_record
 from monitor.judge.request import JudgeRequest, RequestInvalid, parse_request
-from monitor.models import AnswerEvent, Verdict
 from monitor.sampling import Budget
 
 log = structlog.get_logger("ragmon.judge")
+__all__ = ["JudgeRunner", "MetricsObserver", "attach_judge_agent", "cheap_canary_hook"]
 
 Publish = Callable[[dict[str, Any]], Awaitable[Any]]
 
@@ -173,26 +174,6 @@ class JudgeRunner:
         )
         if judged is not None:
             self.metrics.judge_agreement_ratio.labels(app=app).set(judged)
-
-
-def cheap_canary_hook(
-    metrics: Metrics, app_label: Callable[[str | None], str], window: int = 200
-) -> Callable[..., None]:
-    """A check-path verdict hook `(event, verdict, *_)`: every canary (event with gold.label)
-    updates `cheap_agreement_ratio{app}`, judge enabled or not. CPU only, never awaits."""
-    agreement = AgreementWindow(window)
-
-    def hook(event: AnswerEvent, verdict: Verdict, *_: Any) -> None:
-        if event.gold_label is None or verdict.error is not None:
-            return
-        app = app_label(event.app)
-        ratio = agreement.observe(
-            app, says_supported(r.support.verdict for r in verdict.claims), event.gold_label
-        )
-        if ratio is not None:
-            metrics.cheap_agreement_ratio.labels(app=app).set(ratio)
-
-    return hook
 
 
 def build_judge_runner(

@@ -65,3 +65,20 @@ async def test_topic_publisher_sends_json_bytes_keyed_by_event() -> None:
 
     await topic_publisher(Topic())({"event_id": "é1", "claims": []})
     assert sent == [("é1".encode(), '{"event_id": "é1", "claims": []}'.encode())]
+
+
+async def test_canary_through_the_check_agent_sets_cheap_agreement() -> None:
+    from agents.app import create_app
+    from monitor.settings import load_settings
+
+    rapp = create_app(load_settings(metrics_port=16112, audit_sample_rate=0.0))
+    doc = {"id": "a.txt", "text": "The premium is 120 dollars per month for every customer."}
+    answer = "The premium is 120 dollars per month for every customer [a.txt:1:0-56]."
+    event = {"event_id": "c1", "app": "docs-qa", "answer": answer, "documents": [doc],
+             "gold": {"label": "supported"}}  # fmt: skip
+    async with rapp.faust.agents["ragmon.check"].test_context() as agent:
+        await agent.put(json.dumps(event).encode(), key=b"c1")
+    ratio = rapp.metrics.registry.get_sample_value(
+        "ragmon_cheap_agreement_ratio", {"app": "docs-qa"}
+    )
+    assert ratio == 1.0  # the cheap tier says supported, as the label does
