@@ -11,19 +11,21 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import chain, pairwise
 
 from monitor.numbers import NumberMention, NumberSet, numbers, written_in
 from monitor.text import (
+    NUMBER_STRINGS,
     NUMBER_WORDS,
     SEPARATORS,
     STEMS,
     STOPWORDS,
     identifiers,
-    split_words,
+    separate,
     stem,
-    stem_or_stop,
+    translator,
     words,
     wordset,
 )
@@ -34,12 +36,21 @@ from monitor.text import (
 _MARK = "\x00"
 _NUMBER_STEMS = {stem(w): v for w, v in NUMBER_WORDS.items() if w not in STOPWORDS}
 _PASSAGE_TABLE = {**SEPARATORS, **{ord(c): _MARK for c in ".!?;\n"}}
+_passages = translator(_PASSAGE_TABLE, lower=True)
+_STEM = STEMS.__getitem__
+
+
+def _bigrams(stems: list[str]) -> Iterator[str]:
+    # "a b" strings, not tuples: thousands of retained tuples make every cyclic GC pass of a
+    # long-running worker slower
+    return map(" ".join, pairwise(stems))
 
 
 class EvidenceIndex:
     """Stems (per passage, overall, bigrams) of one evidence text; figures on first need."""
 
     __slots__ = (
+        "_lowered",
         "_numbers",
         "bigrams",
         "passage_sizes",
@@ -50,32 +61,19 @@ class EvidenceIndex:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        lowered = text.lower()
-        get = STEMS.get
-        passage_stems: list[frozenset[str]] = []
-        passage_sizes: list[int] = []  # content words, repeats included
-        bigrams: set[str] = set()
-        for chunk in lowered.translate(_PASSAGE_TABLE).split(_MARK):
-            tokens = chunk.split()
-            if not tokens:
-                continue
-            found = list(map(get, tokens))
-            if None in found:
-                found = [
-                    stem_or_stop(t) if s is None else s for s, t in zip(found, tokens, strict=True)
-                ]
-            stems: list[str] = [s for s in found if s]  # stopwords stem to ""
+        # every step is a C call over a whole passage: the document's words are never visited
+        # one by one in Python (STEMS[word] stems a word not seen before)
+        passages: list[list[str]] = []
+        for chunk in _passages(text).split(_MARK):
+            stems = list(filter(None, map(_STEM, chunk.split())))  # stopwords stem to ""
             if stems:
-                passage_stems.append(frozenset(stems))
-                passage_sizes.append(len(stems))
-                # "a b" strings, not tuples: thousands of retained tuples make every cyclic
-                # GC pass of a long-running worker slower
-                bigrams.update(map(" ".join, pairwise(stems)))
-        self.passage_stems = tuple(passage_stems)
-        self.passage_sizes = tuple(passage_sizes)
-        self.stems: frozenset[str] = frozenset().union(*passage_stems)
-        self.bigrams = frozenset(bigrams)
+                passages.append(stems)
+        self.passage_stems = tuple(map(frozenset, passages))
+        self.passage_sizes = tuple(map(len, passages))  # content words, repeats included
+        self.stems: frozenset[str] = frozenset(chain.from_iterable(passages))
+        self.bigrams = frozenset(chain.from_iterable(map(_bigrams, passages)))
         self._numbers: NumberSet | None = None
+        self._lowered: str | None = None
 
     def has_number(self, mention: NumberMention) -> bool:
         if written_in(mention, self.text):
@@ -88,7 +86,9 @@ class EvidenceIndex:
 
     def mentions(self, name: str) -> bool:
         """`name` occurs anywhere in the text, case-insensitively (code symbols, rare)."""
-        return name.lower() in self.text.lower()
+        if self._lowered is None:
+            self._lowered = self.text.lower()
+        return name.lower() in self._lowered
 
 
 # Indexes of recently cited texts: claims of one answer, and answers over one corpus, cite the
@@ -133,42 +133,63 @@ GENERIC_CODE_WORDS = wordset(
 )
 
 
-_CODE_HINT_RE = re.compile(r"[_`]|[a-z][A-Z]")
+_CAMEL_RE = re.compile(r"[a-z][A-Z]")  # with "_" and "`": a claim that may name code
+_NOT_TERMS = GENERIC_CODE_WORDS  # and digit strings: figures are checked exactly, not as terms
 
 
 def claim_terms(text: str) -> ClaimTerms:
     """Content terms of a claim; names the reader could check weigh double."""
-    cased = split_words(text)
-    tokens = words(text)
+    separated = separate(text)
+    cased = separated.split()
+    if text.isascii():
+        # lower() after separating is the same as before for ASCII, and it tells at once
+        # whether the claim has any capital letter at all
+        lowered = separated.lower()
+        tokens = lowered.split()
+        if not NUMBER_STRINGS.keys().isdisjoint(tokens):
+            tokens = [NUMBER_STRINGS.get(t, t) for t in tokens]
+        first = separated.index(cased[0]) + len(cased[0]) if cased else 0
+        upper_after_first = separated[first:] != lowered[first:]
+        upper = upper_after_first or separated[:first] != lowered[:first]
+    else:
+        tokens = words(text)
+        upper = upper_after_first = True
     # a capitalised word after the first is a name (the first may just open the sentence)
-    capitalised = {
-        low
-        for t, low in zip(cased[1:], tokens[1:], strict=False)
-        if t[0].isupper() and not t.isupper()
-    }
-    ids = identifiers(text) if _CODE_HINT_RE.search(text) else []
+    capitalised = (
+        {
+            low
+            for t, low in zip(cased[1:], tokens[1:], strict=False)
+            if t[0].isupper() and not t.isupper()
+        }
+        if upper_after_first
+        else set()
+    )
+    code_hint = "_" in text or "`" in text or (upper and _CAMEL_RE.search(text) is not None)
+    ids = identifiers(text) if code_hint else []
     id_parts = {w for name in ids for w in words(name)}
-    get = STEMS.get
-    stems = [stem_or_stop(t) if (s := get(t)) is None else s for t in tokens]  # "" = stopword
-    terms: set[str] = set()
+    stems = list(map(_STEM, tokens))  # "" = stopword
+    terms = {
+        key
+        for token, key in zip(tokens, stems, strict=True)
+        if key and token not in _NOT_TERMS and not token.isdecimal()
+    }
     heavy: set[str] = set()
     names: set[str] = set()
-    for token, key in zip(tokens, stems, strict=True):
-        if not key or token.isdecimal() or token in GENERIC_CODE_WORDS:
-            continue  # numbers are checked exactly, not as terms
-        terms.add(key)
-        if token in capitalised:
-            heavy.add(key)
-            names.add(key)
-        elif token in id_parts:
-            heavy.add(key)
-    content = [s for s in stems if s]
+    if capitalised or id_parts:
+        for token, key in zip(tokens, stems, strict=True):
+            if not key or token.isdecimal() or token in _NOT_TERMS:
+                continue
+            if token in capitalised:
+                heavy.add(key)
+                names.add(key)
+            elif token in id_parts:
+                heavy.add(key)
     return ClaimTerms(
         text=text,
         terms=frozenset(terms),
         heavy=frozenset(heavy),
         names=frozenset(names),
-        bigrams=frozenset(map(" ".join, pairwise(content))),
+        bigrams=frozenset(map(" ".join, pairwise(filter(None, stems)))),
         identifiers=tuple(ids),
         numbers=tuple(numbers(text)),
     )

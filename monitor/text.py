@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import string
 import unicodedata
+from collections.abc import Callable
 
 WORD_RE = re.compile(r"[^\W_]+")
 
@@ -112,19 +113,25 @@ def _stem(word: str) -> str:
     return word
 
 
-# word → stem, and stopword → "" so a single look-up both filters and stems (hot loops)
-STEMS: dict[str, str] = dict.fromkeys(STOPWORDS, "")
 _STEMS_MAX = 200_000
 
 
-def stem_or_stop(word: str) -> str:
-    """The stem of `word`, or "" for a stopword; memoised."""
-    cached = STEMS.get(word)
-    if cached is None:
-        cached = _stem(word)
-        if len(STEMS) < _STEMS_MAX:
-            STEMS[word] = cached
-    return cached
+class _StemMemo(dict[str, str]):
+    """word → stem, stopword → "": `STEMS[word]` stems a word it has not seen (and remembers it
+    while there is room), so `map(STEMS.__getitem__, tokens)` stems a whole text in C except for
+    new words. `STEMS.get` still answers None for a word not seen yet."""
+
+    def __missing__(self, word: str) -> str:
+        key = _stem(word)
+        if len(self) < _STEMS_MAX:
+            self[word] = key
+        return key
+
+
+# word → stem, and stopword → "" so a single look-up both filters and stems (hot loops)
+STEMS: dict[str, str] = _StemMemo.fromkeys(STOPWORDS, "")
+stem_or_stop = STEMS.__getitem__
+"""The stem of a word, or "" for a stopword; memoised."""
 
 
 def stem(word: str) -> str:
@@ -140,18 +147,46 @@ def _separator_table() -> dict[int, str]:
 
 
 SEPARATORS = _separator_table()
-_NUMBER_STRINGS = {word: str(value) for word, value in NUMBER_WORDS.items()}
+NUMBER_STRINGS = {word: str(value) for word, value in NUMBER_WORDS.items()}
+
+
+def translator(table: dict[int, str], *, lower: bool = False) -> Callable[[str], str]:
+    """`text.translate(table)` (after `.lower()` when `lower`), with a byte table for ASCII text.
+
+    str.translate with a dict builds a fresh per-call cache of the characters it meets, a
+    microsecond for a sentence; bytes.translate with a 256-byte table is a plain copy loop.
+    For ASCII text lower() only maps A-Z, so folding it into the byte table is the same thing.
+    """
+    ascii_table = bytearray(range(256))
+    for cp in range(128):
+        ch = chr(cp).lower() if lower else chr(cp)
+        mapped = table.get(ord(ch), ch)
+        if len(mapped) != 1 or not mapped.isascii():
+            raise ValueError("the ASCII part of a translation table must map to one ASCII char")
+        ascii_table[cp] = ord(mapped)
+    fast = bytes(ascii_table)
+
+    def translate(text: str) -> str:
+        if text.isascii():
+            return text.encode("ascii").translate(fast).decode("ascii")
+        return (text.lower() if lower else text).translate(table)
+
+    return translate
+
+
+separate = translator(SEPARATORS)
+fold = translator(SEPARATORS, lower=True)
 
 
 def split_words(text: str) -> list[str]:
     """Word tokens with their case: runs of letters and digits."""
-    return text.translate(SEPARATORS).split()
+    return separate(text).split()
 
 
 def words(text: str) -> list[str]:
     """Lower-cased word tokens; number words become digit strings so "five" meets "5"."""
-    get = _NUMBER_STRINGS.get
-    return [get(t, t) for t in text.lower().translate(SEPARATORS).split()]
+    get = NUMBER_STRINGS.get
+    return [get(t, t) for t in fold(text).split()]
 
 
 def content_stems(tokens: list[str]) -> list[str]:
