@@ -13,7 +13,7 @@ from monitor.check import check_event
 from monitor.decode import decode_event
 from monitor.models import AnswerEvent, Citation, CitationResult, Claim, Rejection
 from monitor.options import CheckOptions
-from monitor.support import assess_claim, lexical_support, signals
+from monitor.support import assess_claim, calibrated, lexical_support, signals
 
 OPTIONS = CheckOptions()
 EVENT = AnswerEvent(event_id="e", answer="")
@@ -66,18 +66,36 @@ def test_verbatim_evidence_is_supported_with_high_confidence() -> None:
 
 def test_hand_computed_partial_overlap() -> None:
     # terms: revenu 1, grew 1, strong 1, europ 2 (a name); evidence has revenu, grew, strong:
-    # coverage t (window and overall) = 3/5; bigrams revenu-grew, grew-strong found,
-    # strong-europ not: 2/3; base = 0.6 + 0.5 * 2/3 * 0.4 = 0.7333; one name missing: x 0.8
+    # coverage = 3/5; bigrams revenu-grew, grew-strong found, strong-europ not: phrase = 2/3;
+    # base = (0.6 + 2/3) / 2 = 0.6333, calibrated 0.5 + 0.5 * (0.6333 - 0.25) / 0.75 = 0.7556;
+    # one name missing: - 0.1
     support = lexical_support(
         "Revenue grew strongly in Europe", ["Revenue grew strongly in Asia."], "unknown"
     )
-    assert support.score == pytest.approx(0.5867, abs=1e-4)
+    assert support.score == pytest.approx(0.6556, abs=1e-4)
     assert (support.verdict, support.confidence) == ("partially_supported", "medium")
     assert "names_missing=1" in support.reasons
     weak = lexical_support("Revenue grew strongly in Europe", ["Revenue fell in Asia."], "unknown")
-    # t = 1/5, no bigram: 0.2 x 0.8 = 0.16
-    assert weak.score == pytest.approx(0.16)
+    # coverage 1/5, no bigram: base 0.1, calibrated 0.5 * 0.1 / 0.25 = 0.2, minus 0.1
+    assert weak.score == pytest.approx(0.1)
     assert (weak.verdict, weak.confidence) == ("not_supported", "high")
+
+
+def test_calibration_maps_the_binary_base_to_one_half() -> None:
+    assert [calibrated(b) for b in (0.0, 0.125, 0.25, 0.625, 1.0)] == pytest.approx(
+        [0.0, 0.25, 0.5, 0.75, 1.0]
+    )
+
+
+def test_missing_names_subtract_and_never_go_below_zero() -> None:
+    evidence = ["Revenue grew strongly."]
+    one = lexical_support("Revenue grew strongly in Europe", evidence, "unknown").score
+    two = lexical_support("Revenue grew strongly in Europe and Asia", evidence, "unknown").score
+    # coverage 3/5 then 3/7 (names weigh double); phrase 2/3 then 2/4
+    assert one == pytest.approx(0.5 + 0.5 * ((0.6 + 2 / 3) / 2 - 0.25) / 0.75 - 0.1, abs=1e-4)
+    assert two == pytest.approx(0.5 + 0.5 * ((3 / 7 + 0.5) / 2 - 0.25) / 0.75 - 0.2, abs=1e-4)
+    none = lexical_support("Paris Berlin Rome Madrid", ["Oslo."], "unknown")
+    assert none.score == 0.0
 
 
 def test_a_changed_figure_is_not_supported_whatever_the_wording() -> None:
@@ -87,8 +105,15 @@ def test_a_changed_figure_is_not_supported_whatever_the_wording() -> None:
     )
     support = assess_claim(claim, results, EVENT, OPTIONS)
     assert (support.verdict, support.confidence) == ("not_supported", "high")
-    assert support.score <= 0.2
+    # every term found, bigrams grew-7 and 7-2020 not: phrase 3/5, base 0.8, calibrated
+    # 0.5 + 0.5 * 0.55 / 0.75 = 0.8667, scaled by 0.35
+    assert support.score == pytest.approx(0.3033, abs=1e-4)
     assert "number_missing:7" in support.reasons
+    # the scale keeps the order: a changed figure in a rewritten sentence scores lower still
+    worse = lexical_support(
+        "Costs fell by 7% in Asia", ["Revenue grew by 5% in Europe."], "unknown"
+    )
+    assert worse.verdict == "not_supported" and worse.score < support.score
 
 
 def test_rounded_figures_and_spelled_numbers_are_not_missing() -> None:
@@ -100,13 +125,17 @@ def test_rounded_figures_and_spelled_numbers_are_not_missing() -> None:
     assert signals("Two sites closed in 2019", ["2 sites closed in 2019."]).missing_numbers == ()
 
 
-def test_the_best_window_is_local_but_overall_coverage_is_not() -> None:
-    far = ". ".join(["Filler words about nothing much at all today"] * 20)  # 100 content words
+def test_coverage_and_phrase_count_the_whole_evidence() -> None:
+    # a window of a few sentences ranked human labels worse than the whole evidence (see the
+    # module docstring), so words far apart still count
+    far = ". ".join(["Filler words about nothing much at all today"] * 20)
     sig = signals("Revenue grew while costs fell", [f"Revenue grew. {far}. Costs fell."])
-    assert sig.overall == 1.0
-    assert sig.window == pytest.approx(0.5)  # no paragraph holds both revenu-grew and cost-fell
-    near = signals("Revenue grew while costs fell", ["Revenue grew. Filler words. Costs fell."])
-    assert near.window == 1.0
+    assert (sig.coverage, sig.phrase) == (1.0, pytest.approx(2 / 3))  # grew-cost is not there
+
+
+def test_content_free_claim_without_figures_is_unverifiable() -> None:
+    support = lexical_support("It is so", ["Anything at all."], "unknown")
+    assert (support.verdict, support.score) == ("unverifiable", 0.5)
 
 
 def test_extractive_code_claim_with_every_symbol_and_figure_present() -> None:
@@ -138,13 +167,14 @@ def test_json_path_value_stated_in_the_claim_is_supported_by_rule() -> None:
 
 def test_abstractive_middle_band_is_unverifiable() -> None:
     evidence = ["The service stores tokens and checks nonce values on each request."]
+    # coverage 4/5, no bigram in common: base 0.4, calibrated 0.6
     plain = lexical_support(
-        "The service checks tokens for staleness on every call", evidence, "unknown"
+        "The service checks tokens for staleness on every request", evidence, "unknown"
     )
     purpose = lexical_support(
-        "The service checks tokens for staleness on every call", evidence, "abstractive"
+        "The service checks tokens for staleness on every request", evidence, "abstractive"
     )
-    assert plain.verdict == "partially_supported"
+    assert plain.verdict == "partially_supported" and plain.score == pytest.approx(0.6)
     assert purpose.verdict == "unverifiable" and purpose.score == plain.score
 
 
