@@ -64,6 +64,7 @@ def quiet_client_logs(interval: float = 30.0) -> None:
 
 
 SHUTDOWN_TIMEOUT = 20.0  # seconds a graceful stop may take before the process exits anyway
+SHUTDOWN_TIMEOUT_BROKER_DOWN = 5.0  # nothing can be committed anyway: do not wait long
 
 
 class RagmonWorker(faust.Worker):
@@ -73,11 +74,14 @@ class RagmonWorker(faust.Worker):
 
     shutdown_timeout = SHUTDOWN_TIMEOUT
     _watchdog: threading.Timer | None = None
+    rapp: RagmonApp | None = None
 
     def _schedule_shutdown(self, signum: signal.Signals) -> None:
         if self._watchdog is not None:
             log.warning("second signal, exiting now", signal=signum.name)
             os._exit(1)
+        if self.rapp is not None and self.rapp.broker_up is False:
+            self.shutdown_timeout = SHUTDOWN_TIMEOUT_BROKER_DOWN
         log.info("stopping", signal=signum.name, timeout_s=self.shutdown_timeout)
         self._watchdog = threading.Timer(self.shutdown_timeout, self._force_exit)
         self._watchdog.daemon = True
@@ -111,7 +115,21 @@ def build_worker(
         redirect_stdouts=False,
     )
     worker.spinner = None
+    worker.rapp = rapp
     return rapp, worker
+
+
+def _thread_excepthook(args: threading.ExceptHookArgs) -> None:
+    """The Kafka client thread dies cancelled when it stops without a broker: one line."""
+    if isinstance(args.exc_value, asyncio.CancelledError):
+        log.warning(
+            "client thread cancelled while stopping", thread=getattr(args.thread, "name", "?")
+        )
+        return
+    _default_excepthook(args)
+
+
+_default_excepthook = threading.excepthook
 
 
 def run_worker(settings: Settings, *, max_wait: float | None = None) -> int:
@@ -119,6 +137,7 @@ def run_worker(settings: Settings, *, max_wait: float | None = None) -> int:
     backoff (one log line per attempt) for `max_wait` seconds, then a one-line error."""
     configure_logging(settings.log_level, settings.log_format)
     quiet_client_logs()
+    threading.excepthook = _thread_excepthook
     if settings.metrics_port == 0:
         settings = settings.model_copy(update={"metrics_port": free_port(settings.metrics_host)})
     loop = asyncio.new_event_loop()

@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -118,3 +119,29 @@ def test_changelog_end_probe_reads_past_tansus_high_watermark(broker: Any) -> No
     reported, found = asyncio.run(main())
     assert found == {TP(topic, 0): 7}
     assert reported in (6, 8)  # tansu 0.6 answers 6 (last batch's base + 1); Kafka 8
+
+
+def test_worker_outlives_a_broker_outage_quietly_and_still_stops(tmp_path: Path) -> None:
+    from agents.broker import EmbeddedBroker
+    from tests.integration.conftest import WorkerProcess
+
+    own = EmbeddedBroker(log=tmp_path / "tansu.log")
+    own.start()
+    worker = WorkerProcess(own.bootstrap, Namespace("outage"), tmp_path, {}).start()
+    try:
+        worker.wait_assigned()
+        before = len(worker.log_tail(10**7).splitlines())
+        own.stop()
+
+        def broker_down() -> bool:
+            return worker.metrics().get(("ragmon_broker_up", frozenset())) == 0
+
+        wait_until(broker_down, timeout=20, what="ragmon_broker_up 0")
+        time.sleep(10)
+        lines = worker.log_tail(10**7).splitlines()[before:]
+        assert len(lines) < 30, "\n".join(lines)  # a few lines, not one per retry
+        assert not any("Traceback" in line for line in lines)
+        assert worker.stop(timeout=20) is not None  # stops (SIGTERM) without the broker
+    finally:
+        worker.stop()
+        own.stop()
