@@ -24,9 +24,10 @@ figure is not supported whatever the score. Binary uses split at 0.5.
 Measured on human labels (tests/bench/support_baseline.py: ExpertQA and WiCE dev, each also
 split in two): the whole evidence ranks claims better than the best window of a few sentences;
 weighting words by their rarity in the event's documents, or down-weighting the question's
-words, ranked worse; penalties that subtract (names) or scale (figures) keep the ordering that
-a hard cap throws away. BINARY_BASE, the only constant fitted to labels, sits where WiCE's
-balanced accuracy peaks; ExpertQA's is flat from 0.2 to 0.45.
+words, ranked no better on WiCE and worse on ExpertQA; penalties that subtract (names) or scale
+(figures) keep the ordering that a hard cap throws away. The constants are round values kept
+where both sets agreed; BINARY_BASE sits where WiCE's balanced accuracy peaks (ExpertQA's is
+flat from 0.2 to 0.45).
 """
 
 from __future__ import annotations
