@@ -23,7 +23,7 @@ from typing import IO, Any
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
-from agents.broker import EmbeddedBroker, die_with_parent, embedded_env, free_port
+from agents.broker import EmbeddedBroker, die_with_parent, embedded_env, free_port, port_open
 from agents.produce import Publisher
 from agents.topics import topic_specs
 from agents.traffic import Traffic
@@ -149,6 +149,9 @@ class Demo:
         self.broker = EmbeddedBroker(log=self.workdir / "broker.log", new_session=True)
         self.worker: subprocess.Popen[bytes] | None = None
         self.port = config.metrics_port or free_port()
+        if config.metrics_port and port_open("127.0.0.1", config.metrics_port):
+            self.port = free_port()
+            self.screen.say(f"port {config.metrics_port} is in use; metrics on {self.port} instead")
         self.stop_event: asyncio.Event | None = None
         self.sent = 0
 
