@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain, pairwise
 
@@ -46,15 +46,27 @@ def _bigrams(stems: list[str]) -> Iterator[str]:
     return map(" ".join, pairwise(stems))
 
 
+# Below this many distinct stems a text's bigram set costs less to build than the look-ups
+# that avoid it; either way the answer is the same.
+_SET_BELOW = 32
+
+
 class EvidenceIndex:
-    """Stems (per passage, overall, bigrams) of one evidence text; figures on first need."""
+    """Stems of one evidence text, overall and per passage, and its stem bigrams.
+
+    Only the overall stem set is built up front (the one thing every claim needs); the
+    per-passage sets, the bigram set, the figures and the lower-cased text are built on first
+    use, so a reader that does not ask for them does not pay for them.
+    """
 
     __slots__ = (
+        "_bigrams",
         "_lowered",
         "_numbers",
-        "bigrams",
-        "passage_sizes",
-        "passage_stems",
+        "_passage_sizes",
+        "_passage_stems",
+        "_phrases",
+        "_stem_lists",
         "stems",
         "text",
     )
@@ -63,17 +75,54 @@ class EvidenceIndex:
         self.text = text
         # every step is a C call over a whole passage: the document's words are never visited
         # one by one in Python (STEMS[word] stems a word not seen before)
-        passages: list[list[str]] = []
+        stem_lists: list[list[str]] = []
         for chunk in _passages(text).split(_MARK):
             stems = list(filter(None, map(_STEM, chunk.split())))  # stopwords stem to ""
             if stems:
-                passages.append(stems)
-        self.passage_stems = tuple(map(frozenset, passages))
-        self.passage_sizes = tuple(map(len, passages))  # content words, repeats included
-        self.stems: frozenset[str] = frozenset(chain.from_iterable(passages))
-        self.bigrams = frozenset(chain.from_iterable(map(_bigrams, passages)))
+                stem_lists.append(stems)
+        self._stem_lists = stem_lists  # content stems of each passage, in order
+        self.stems: frozenset[str] = frozenset(chain.from_iterable(stem_lists))
+        self._passage_stems: tuple[frozenset[str], ...] | None = None
+        self._passage_sizes: tuple[int, ...] | None = None
+        self._bigrams: frozenset[str] | None = None
+        self._phrases: str | None = None
         self._numbers: NumberSet | None = None
         self._lowered: str | None = None
+
+    @property
+    def passage_stems(self) -> tuple[frozenset[str], ...]:
+        """The content stems of each passage (sentence or line), in order."""
+        if self._passage_stems is None:
+            self._passage_stems = tuple(map(frozenset, self._stem_lists))
+        return self._passage_stems
+
+    @property
+    def passage_sizes(self) -> tuple[int, ...]:
+        """Content words of each passage, repeats included."""
+        if self._passage_sizes is None:
+            self._passage_sizes = tuple(map(len, self._stem_lists))
+        return self._passage_sizes
+
+    @property
+    def bigrams(self) -> frozenset[str]:
+        """Pairs "stem1 stem2" of consecutive content stems of one passage."""
+        if self._bigrams is None:
+            self._bigrams = frozenset(chain.from_iterable(map(_bigrams, self._stem_lists)))
+        return self._bigrams
+
+    def bigrams_found(self, terms: ClaimTerms) -> frozenset[str] | set[str]:
+        """`terms.bigrams & self.bigrams`, by substring look-ups in a long text.
+
+        A claim's bigram is two stems joined by one space, and stems hold neither spaces nor
+        periods, so " a b " occurs in " s1 s2 . s3 s4 " (passages joined by " . ") exactly when
+        "a b" is a bigram of one passage.
+        """
+        if self._bigrams is not None or len(self.stems) < _SET_BELOW:
+            return terms.bigrams & self.bigrams
+        if self._phrases is None:
+            self._phrases = " " + " . ".join(map(" ".join, self._stem_lists)) + " "
+        phrases = self._phrases
+        return {b for b in terms.bigrams if f" {b} " in phrases}
 
     def has_number(self, mention: NumberMention) -> bool:
         if written_in(mention, self.text):
@@ -89,6 +138,19 @@ class EvidenceIndex:
         if self._lowered is None:
             self._lowered = self.text.lower()
         return name.lower() in self._lowered
+
+
+def shared_bigrams(terms: ClaimTerms, indexes: Sequence[EvidenceIndex]) -> int:
+    """How many of the claim's bigrams some evidence text has:
+    `len(terms.bigrams & union of the indexes' bigrams)`, without building long texts' sets."""
+    if not terms.bigrams:
+        return 0
+    if len(indexes) == 1:
+        return len(indexes[0].bigrams_found(terms))
+    found: set[str] = set()
+    for index in indexes:
+        found.update(index.bigrams_found(terms))
+    return len(found)
 
 
 # Indexes of recently cited texts: claims of one answer, and answers over one corpus, cite the
