@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from monitor.models import AnswerEvent, Citation, Claim, ClaimKind
 from monitor.options import CheckOptions
 from monitor.sentences import split_sentences
-from monitor.text import quotations, remove_spans, split_words, wordset
+from monitor.text import fold, quotations, remove_spans, wordset
 
 _META_RE = re.compile(
     r"^(?:(?:this|in this)\s+(?:section|answer|response)\b"
@@ -26,8 +26,9 @@ _META_RE = re.compile(
     re.I,
 )
 _PUNCTUATION = string.punctuation + "“”‘’–—…«»•·"
+_LEAD_CHARS = ">*_~"
 _LEAD_RE = re.compile(r"^[\s>*_~]+")  # blockquote and emphasis markers before the first word
-_TRAIL_RE = re.compile(r"[\s\"'”’)\]*_~]+$")
+_TRAIL_CHARS = "\"'”’)]*_~"  # and white space: closing marks after a sentence's last word
 
 _EXTRACTIVE_RE = re.compile(
     r"`[^`\n]+`"
@@ -51,7 +52,7 @@ _ABSTRACTIVE_WORDS = wordset(
 
 def classify_claim(text: str) -> ClaimKind:
     """Seed 001 decision tree: code/symbol/location/quotation → extractive, purpose → abstractive."""
-    lowered = set(split_words(text.lower()))
+    lowered = set(fold(text).split())  # split_words(text.lower()) in one pass
     if ("`" in text or not lowered.isdisjoint(_EXTRACTIVE_TRIGGERS)) and _EXTRACTIVE_RE.search(
         text
     ):
@@ -77,12 +78,20 @@ def has_words(text: str, minimum: int) -> bool:
     return False
 
 
+def _ends_with_question(body: str) -> bool:
+    """`_TRAIL_RE.sub("", body).endswith("?")`, looking only at the last characters."""
+    k = len(body)
+    while k and (body[k - 1] in _TRAIL_CHARS or body[k - 1].isspace()):
+        k -= 1
+    return k > 0 and body[k - 1] == "?"
+
+
 def is_claim(text: str, min_words: int) -> bool:
     """`text` is a sentence with its citations already removed."""
-    body = _LEAD_RE.sub("", text)
+    body = _LEAD_RE.sub("", text) if text[:1] in _LEAD_CHARS or text[:1].isspace() else text
     if not body or body.startswith(("#", "```", "~~~")):
         return False
-    if _TRAIL_RE.sub("", body).endswith("?"):
+    if _ends_with_question(body):
         return False
     if _META_RE.match(body):
         return False
@@ -111,15 +120,9 @@ def split_claims(
         i = bisect.bisect_right(starts, citation.start) - 1
         if i >= 0 and citation.start < kept[i][1]:
             attached[i].append(citation.index)
+    # positional: keyword arguments cost a frozen dataclass a third more
     return [
-        Claim(
-            index=n,
-            text=text[start:end],
-            start=start,
-            end=end,
-            citation_indexes=tuple(attached[n]),
-            kind=classify_claim(clean),
-        )
+        Claim(n, text[start:end], start, end, tuple(attached[n]), classify_claim(clean))
         for n, (start, end, clean) in enumerate(kept)
     ]
 

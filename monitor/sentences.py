@@ -60,15 +60,20 @@ OPENERS: frozenset[str] = wordset(
 
 
 def _protected(text: str, extra: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
-    spans = list(extra)
-    for regex in (_BRACKET_RE, _INLINE_CODE_RE, _URL_RE):
-        spans.extend(m.span() for m in regex.finditer(text))
-    for m in _QUOTE_RE.finditer(text):
+    spans = set(extra)  # a citation is usually also a bracket: merge each span once
+    # each scan only when its opening character is in the text at all (a URL scan tries every
+    # position of the answer otherwise)
+    if "[" in text:
+        spans.update(m.span() for m in _BRACKET_RE.finditer(text))
+    if "`" in text:
+        spans.update(m.span() for m in _INLINE_CODE_RE.finditer(text))
+    if "://" in text:
+        spans.update(m.span() for m in _URL_RE.finditer(text))
+    if '"' in text or "“" in text:
         # the closing quote's own last character may still end the sentence: "... Dead."
-        spans.append((m.start(), m.end() - 2))
-    spans.sort()
+        spans.update((m.start(), m.end() - 2) for m in _QUOTE_RE.finditer(text))
     merged: list[tuple[int, int]] = []
-    for start, end in spans:
+    for start, end in sorted(spans):
         if merged and start <= merged[-1][1]:
             merged[-1] = (merged[-1][0], max(merged[-1][1], end))
         else:
@@ -134,33 +139,40 @@ def _split_block(
     text: str, start: int, end: int, protected: _Ranges, out: list[tuple[int, int]]
 ) -> None:
     sent_start = start
+    starts, ranges = protected.starts, protected.ranges
     for m in _TERMINATOR_RE.finditer(text, start, end):
-        mark = m.start()
-        if protected.containing(mark) is not None:
-            continue
         after = m.end()
         if after < end and not text[after].isspace():
             continue  # 3.14, report.pdf, "a.b": no space, no sentence end
+        mark = m.start()
+        i = bisect.bisect_right(starts, mark) - 1
+        if i >= 0 and mark < ranges[i][1]:
+            continue  # inside brackets, inline code, a URL or a quotation
         nxt = after
         while nxt < end and text[nxt].isspace():
             nxt += 1
         # citations written after the period still belong to this sentence
         sent_end = after
-        while nxt < end and (bracket := protected.starting_at(nxt)) and text[nxt] == "[":
+        while nxt < end and text[nxt] == "[" and (bracket := protected.starting_at(nxt)):
             sent_end = nxt = min(bracket[1], end)
             while nxt < end and text[nxt].isspace():
                 nxt += 1
         if nxt >= end:
             continue  # the block's end closes the sentence anyway
-        following = _next_word(text, nxt, end)
-        after_citation = mark > 0 and text[mark - 1] == "]"
-        if text[mark] == "." and m.group(0).rstrip("\"'”’)]") == "." and not after_citation:
+        # the word that follows is read only when the decision needs it
+        if mark > 0 and text[mark - 1] == "]":
+            pass  # a citation closes its sentence whatever follows
+        elif text[mark] == "." and m.group(0).rstrip("\"'”’)]") == ".":
             token = _word_before(text, mark, sent_start)
-            if _is_abbreviation(token) and following.lower().strip(",;:") not in OPENERS:
-                continue
-            if following[:1].islower() and _maybe_abbreviation(token):
+            if _is_abbreviation(token):
+                following = _next_word(text, nxt, end)
+                if following.lower().strip(",;:") not in OPENERS:
+                    continue
+                if following[:1].islower() and _maybe_abbreviation(token):
+                    continue
+            elif _maybe_abbreviation(token) and _next_word(text, nxt, end)[:1].islower():
                 continue  # "approx. five", "Corp. and": a shortened word, not a sentence end
-        elif following[:1].islower() and not after_citation:
+        elif _next_word(text, nxt, end)[:1].islower():
             continue  # "Really? no" or "wow!" inside a sentence
         out.append((sent_start, sent_end))
         sent_start = nxt
@@ -191,10 +203,11 @@ def split_sentences(text: str, citation_spans: Sequence[tuple[int, int]] = ()) -
     protected = _Ranges(_protected(text, citation_spans))
     raw: list[tuple[int, int, BlockKind]] = []
     pos = 0
-    for fence in _FENCE_RE.finditer(text):
-        _split_prose(text, pos, fence.start(), protected, raw)
-        raw.append((fence.start(), fence.end(), "code"))
-        pos = fence.end()
+    if "```" in text or "~~~" in text:  # a fence needs three of either
+        for fence in _FENCE_RE.finditer(text):
+            _split_prose(text, pos, fence.start(), protected, raw)
+            raw.append((fence.start(), fence.end(), "code"))
+            pos = fence.end()
     _split_prose(text, pos, len(text), protected, raw)
     out = []
     for s, e, kind in raw:

@@ -235,4 +235,4 @@ def remove_spans(text: str, offset: int, spans: list[tuple[int, int]]) -> str:
         parts.append(text[pos:start])
         pos = end
     parts.append(text[pos:])
-    return " ".join(p.strip() for p in parts if p.strip())
+    return " ".join(filter(None, map(str.strip, parts)))
