@@ -37,6 +37,10 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+# One decoder for every record: json.loads with arguments builds a new one per call.
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys, parse_constant=_reject_constant)
+
+
 def _str(obj: dict[str, Any], key: str, where: str, *, max_len: int | None = None) -> str | None:
     value = obj.get(key)
     if value is None and key not in obj:
@@ -84,26 +88,31 @@ def _timestamp(value: str) -> str:
 def _documents(raw: Any) -> tuple[Document, ...]:
     docs = []
     for i, item in enumerate(_list(raw, "documents")):
-        where = f"documents[{i}]."
-        doc = _obj(item, f"documents[{i}]")
+        if not isinstance(item, dict):
+            raise _Invalid(f"documents[{i}] must be an object")
+        doc: dict[str, Any] = item
         doc_id = doc.get("id")
         if not isinstance(doc_id, str) or not doc_id:
-            raise _Invalid(f"{where}id must be a non-empty string")
+            raise _Invalid(f"documents[{i}].id must be a non-empty string")
         pages = None
         if "pages" in doc:
-            page_list = _list(doc["pages"], f"{where}pages")
+            page_list = _list(doc["pages"], f"documents[{i}].pages")
             if not all(isinstance(p, str) for p in page_list):
-                raise _Invalid(f"{where}pages must hold strings")
+                raise _Invalid(f"documents[{i}].pages must hold strings")
             pages = tuple(page_list)
-        docs.append(
-            Document(
-                id=doc_id,
-                text=_str(doc, "text", where),
-                pages=pages,
-                title=_str(doc, "title", where),
-                url=_str(doc, "url", where),
+        text, title, url = doc.get("text"), doc.get("title"), doc.get("url")
+        if not (
+            (isinstance(text, str) or "text" not in doc)
+            and (isinstance(title, str) or "title" not in doc)
+            and (isinstance(url, str) or "url" not in doc)
+        ):  # an optional string that is null or not a string: say which, in field order
+            where = f"documents[{i}]."
+            text, title, url = (
+                _str(doc, "text", where),
+                _str(doc, "title", where),
+                _str(doc, "url", where),
             )
-        )
+        docs.append(Document(doc_id, text, pages, title, url))  # positional: a third cheaper
     return tuple(docs)
 
 
@@ -227,10 +236,12 @@ def decode_event(raw: bytes | str, options: CheckOptions) -> AnswerEvent | Rejec
             return Rejection("invalid_utf8", f"invalid UTF-8 at byte {exc.start}: {exc.reason}")
     else:
         text = raw
-    if not text.strip():
+    if not text or text.isspace():
         return Rejection("empty", "record value is only whitespace")
     try:
-        obj = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_reject_constant)
+        if text.startswith("\ufeff"):  # what json.loads says before it decodes
+            raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+        obj = _DECODER.decode(text)
     except json.JSONDecodeError as exc:
         return Rejection("invalid_json", f"{exc.msg} at line {exc.lineno} column {exc.colno}")
     except ValueError as exc:
