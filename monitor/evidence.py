@@ -161,6 +161,13 @@ _cache: OrderedDict[str, EvidenceIndex] = OrderedDict()
 _cache_chars = 0
 
 
+def clear_index_cache() -> None:
+    """Forget every memoised index (benchmarks: each round starts cold, like new documents)."""
+    global _cache_chars
+    _cache.clear()
+    _cache_chars = 0
+
+
 def index_evidence(text: str) -> EvidenceIndex:
     global _cache_chars
     found = _cache.get(text)
