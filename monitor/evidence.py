@@ -203,6 +203,7 @@ GENERIC_CODE_WORDS = wordset(
 
 
 _CAMEL_RE = re.compile(r"[a-z][A-Z]")  # with "_" and "`": a claim that may name code
+_NONE: frozenset[str] = frozenset()
 _NOT_TERMS = GENERIC_CODE_WORDS  # and digit strings: figures are checked exactly, not as terms
 
 
@@ -237,14 +238,22 @@ def claim_terms(text: str) -> ClaimTerms:
     ids = identifiers(text) if code_hint else []
     id_parts = {w for name in ids for w in words(name)}
     stems = list(map(_STEM, tokens))  # "" = stopword
-    terms = {
-        key
-        for token, key in zip(tokens, stems, strict=True)
-        if key and token not in _NOT_TERMS and not token.isdecimal()
-    }
-    heavy: set[str] = set()
-    names: set[str] = set()
+    if _NOT_TERMS.isdisjoint(tokens):
+        # digit strings stem to themselves and no word stems to digits, so dropping digit
+        # stems drops exactly the digit tokens, all at C speed
+        terms = set(stems)
+        terms.discard("")
+        terms.difference_update([t for t in terms if t.isdecimal()])
+    else:  # a generic code word ("value") must not remove a real one ("valued") of one stem
+        terms = {
+            key
+            for token, key in zip(tokens, stems, strict=True)
+            if key and token not in _NOT_TERMS and not token.isdecimal()
+        }
+    heavy: frozenset[str] | set[str] = _NONE
+    names: frozenset[str] | set[str] = _NONE
     if capitalised or id_parts:
+        heavy, names = set(), set()
         for token, key in zip(tokens, stems, strict=True):
             if not key or token.isdecimal() or token in _NOT_TERMS:
                 continue
@@ -253,12 +262,12 @@ def claim_terms(text: str) -> ClaimTerms:
                 names.add(key)
             elif token in id_parts:
                 heavy.add(key)
-    return ClaimTerms(
-        text=text,
-        terms=frozenset(terms),
-        heavy=frozenset(heavy),
-        names=frozenset(names),
-        bigrams=frozenset(map(" ".join, pairwise(filter(None, stems)))),
-        identifiers=tuple(ids),
-        numbers=tuple(numbers(text)),
+    return ClaimTerms(  # positional: keyword arguments cost a frozen dataclass a third more
+        text,
+        frozenset(terms),
+        frozenset(heavy),
+        frozenset(names),
+        frozenset(map(" ".join, pairwise(filter(None, stems)))),
+        tuple(ids),
+        tuple(numbers(text)),
     )

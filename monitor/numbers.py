@@ -76,13 +76,13 @@ def _mention(match: re.Match[str], text: str) -> NumberMention:
         if year_range:  # "2018–19" means 2019
             bare = float(year_range.group(1) + integer)
     is_year = fraction is None and scale == 1.0 and 1000 <= bare <= 2100 and "," not in integer
-    return NumberMention(
-        raw=match.group(0),
-        value=bare * scale,
-        unit=unit * scale,
-        is_year=is_year,
-        digits=integer + (fraction or ""),
-        bare=bare if scale_letter else None,
+    return NumberMention(  # raw, value, unit, is_year, digits, bare
+        match.group(0),
+        bare * scale,
+        unit * scale,
+        is_year,
+        integer + (fraction or ""),
+        bare if scale_letter else None,
     )
 
 
@@ -177,10 +177,15 @@ class NumberSet:
 def written_in(mention: NumberMention, text: str) -> bool:
     """Fast path: the figure appears in `text` exactly as written (with or without thousands
     separators), not glued to other digits. Misses only mean "ask NumberSet"."""
-    plain = mention.digits.replace(",", "")
-    forms = {mention.digits, plain}
-    if mention.unit == 1.0 and len(plain) > 3 and "," not in mention.digits:
-        forms.add(f"{int(plain):,}")
+    digits = mention.digits
+    forms: tuple[str, ...]
+    if "," in digits:
+        forms = (digits, digits.replace(",", ""))
+    elif mention.unit == 1.0 and len(digits) > 3 and digits.isdecimal():
+        # "1.234k" has a unit of 1 too, but no thousands separator to put back
+        forms = (digits, f"{int(digits):,}")
+    else:
+        forms = (digits,)
     for form in forms:
         start = text.find(form)
         while start >= 0:

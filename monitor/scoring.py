@@ -77,15 +77,16 @@ def answer_scores(
     options: CheckOptions,
 ) -> Scores:
     n_cit = len(results)
-    n_valid = sum(1 for r in results if r.valid)
-    valid_ids = {r.citation.index for r in results if r.valid}
-    cited = [c for c in claims if c.claim.cited]
+    valid = [r for r in results if r.status == "valid"]
+    n_valid = len(valid)
+    valid_ids = {r.citation.index for r in valid}
+    cited = [c for c in claims if c.claim.citation_indexes]
     decided = [c for c in cited if c.support.verdict != "unverifiable"]
     supported = sum(1 for c in decided if c.support.verdict == "supported")
     hallucinated = sum(
         1
         for c in claims
-        if not (set(c.claim.citation_indexes) & valid_ids) or c.support.verdict == "not_supported"
+        if valid_ids.isdisjoint(c.claim.citation_indexes) or c.support.verdict == "not_supported"
     )
     # A multi-span bracket yields several citations sharing one marker; count its chars once.
     markers = {
