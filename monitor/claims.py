@@ -69,6 +69,8 @@ def has_words(text: str, minimum: int) -> bool:
     tokens = text.split()
     if len(tokens) < minimum:
         return False
+    if sum(map(str.isalnum, tokens)) >= max(minimum, 1):
+        return True  # plain words alone suffice: no per-token punctuation stripping
     count = 0
     for token in tokens:
         if token.isalnum() or token.strip(_PUNCTUATION):

@@ -220,7 +220,8 @@ def claim_terms(text: str) -> ClaimTerms:
             tokens = [NUMBER_STRINGS.get(t, t) for t in tokens]
         first = separated.index(cased[0]) + len(cased[0]) if cased else 0
         upper_after_first = separated[first:] != lowered[first:]
-        upper = upper_after_first or separated[:first] != lowered[:first]
+        # camelCase needs a capital after some letter: never the text's first character
+        upper = upper_after_first or separated[1:first] != lowered[1:first]
     else:
         tokens = words(text)
         upper = upper_after_first = True

@@ -60,11 +60,15 @@ def check_quotes(
     options: CheckOptions,
 ) -> list[CitationResult]:
     """`results` in the same order, with citations of fabricated quotations made invalid."""
-    by_index = {r.citation.index: r for r in results}
     failed: set[int] = set()
+    by_index: dict[int, CitationResult] = {}
     for claim in claims:
+        if '"' not in claim.text and "“" not in claim.text:
+            continue  # no quotation: the common case, decided before any look-up
+        if not by_index:
+            by_index = {r.citation.index: r for r in results}
         cited = [by_index[i] for i in claim.citation_indexes if i in by_index]
-        if not cited or ('"' not in claim.text and "“" not in claim.text):
+        if not cited:
             continue
         # the extended format carries its own quoted excerpt, checked at resolution
         markers = [(r.citation.start, r.citation.end) for r in cited if r.citation.segment is None]

@@ -66,7 +66,7 @@ def _bad(c: Citation, error: str, *, doc_id: str | None, value: Any = None) -> C
 def _doc_result(c: Citation, doc: Document | None, error: str) -> CitationResult:
     if doc is None:
         return _bad(c, error, doc_id=None)
-    return CitationResult(c, "valid", doc_id=doc.id, cited_text=doc.full_text)
+    return CitationResult(c, "valid", None, doc.id, doc.full_text)  # positional: cheaper
 
 
 def _numbered(event: AnswerEvent, c: Citation) -> CitationResult:
@@ -119,7 +119,7 @@ def _span(event: AnswerEvent, c: Citation, options: CheckOptions) -> CitationRes
         return CitationResult(
             c, "invalid", error="excerpt_mismatch", doc_id=doc.id, cited_text=cited
         )
-    return CitationResult(c, "valid", doc_id=doc.id, cited_text=cited)
+    return CitationResult(c, "valid", None, doc.id, cited)
 
 
 def _line(event: AnswerEvent, c: Citation, options: CheckOptions) -> CitationResult:
@@ -146,7 +146,7 @@ def _line(event: AnswerEvent, c: Citation, options: CheckOptions) -> CitationRes
         return CitationResult(
             c, "invalid", error="excerpt_mismatch", doc_id=doc.id, cited_text=cited
         )
-    return CitationResult(c, "valid", doc_id=doc.id, cited_text=cited)
+    return CitationResult(c, "valid", None, doc.id, cited)
 
 
 def _lookup(data: Any, path: str) -> Any:
@@ -164,10 +164,13 @@ def _lookup(data: Any, path: str) -> Any:
 
 
 def _render(path: str, value: Any, limit: int) -> str:
-    try:
-        shown = json.dumps(value, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        shown = repr(value)
+    if type(value) is int:
+        shown = str(value)  # what json.dumps writes for an int, without its encoder set-up
+    else:
+        try:
+            shown = json.dumps(value, ensure_ascii=False, default=str)
+        except (TypeError, ValueError):
+            shown = repr(value)
     text = f"{path} = {shown}"
     return text if len(text) <= limit else text[: max(0, limit - 1)] + "…"
 
