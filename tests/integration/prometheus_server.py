@@ -63,14 +63,17 @@ class Prometheus:
         assert answer["status"] == "success", f"{expr}: {answer.get('error')}"
         return list(answer["data"]["result"])
 
-    def wait_for(self, expr: str, attempts: int = 200) -> list[dict[str, Any]]:
-        """Polls until `expr` returns series (bounded)."""
-        for _ in range(attempts):
+    def wait_for(self, expr: str, timeout: float = 60.0) -> list[dict[str, Any]]:
+        """Polls until `expr` returns series (bounded by time: CI machines are shared and
+        a loaded one can delay Prometheus's first rule evaluation well past a second)."""
+        deadline = time.monotonic() + timeout
+        while True:
             found = self.series(expr)
             if found:
                 return found
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no series for {expr} within {timeout:.0f} s")
             time.sleep(0.1)
-        raise AssertionError(f"no series for {expr}")
 
     def close(self) -> None:
         self.http.close()
