@@ -1,10 +1,11 @@
 """Lexical indexes of evidence texts and claims, built once and memoised.
 
 An evidence text (a span, a line range, a whole document) is indexed once however many claims
-cite it: content stems, stem bigrams and per-passage stem sets for the best-window search;
-its figures are parsed only when a claim's figure is not found as written. Passages are
-sentences (or lines of code); a window is a few consecutive passages, so the search is linear
-in the document length.
+cite it. Its content stems are built up front; its stem bigrams (within a passage: a sentence or
+a line of code), per-passage stem sets and figures only when asked for, and a long text answers
+a claim's bigrams by substring look-ups without building its bigram set (`shared_bigrams`).
+Tokenising and stemming run as C calls over whole passages (byte-table translation for ASCII,
+memoised stems), never word by word in Python: an index costs ~30 µs per 2 KB document.
 """
 
 from __future__ import annotations
