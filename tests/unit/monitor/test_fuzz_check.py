@@ -1,24 +1,41 @@
 """Fuzzing the decoder and the whole cheap tier: no crash, no hang, a verdict or a reason.
 
-Bounded in CI; `RAGMON_FUZZ_EXAMPLES=1000000 pytest tests/unit/monitor/test_fuzz_check.py`
-runs the opt-in large campaign.
+Two kinds of generated input:
+- hypothesis strategies through the whole cheap tier (`check_bytes`), with shrinking;
+- a seeded campaign through the decoder and the citation parser (extract + resolve), fast
+  enough for a million inputs: grammar-built events, byte and structure mutations of them, and
+  random bytes. A failure names the seed and input number; `campaign_input(seed, i)` rebuilds it.
+
+Bounded in CI (CAMPAIGN_DEFAULT inputs, EXAMPLES hypothesis examples per test). The opt-in
+large run: `RAGMON_FUZZ_EXAMPLES=1000000 pytest tests/unit/monitor/test_fuzz_check.py -s`
+(the campaign gets 1,000,000 inputs; the hypothesis tests get up to RAGMON_FUZZ_CHECK_EXAMPLES,
+default min(RAGMON_FUZZ_EXAMPLES, 20000), since each of those runs every check).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import time
+from collections import Counter
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from monitor.check import check_bytes
-from monitor.models import REJECTION_REASONS, Rejection, Verdict
+from monitor.citations import extract_citations, resolve_citations
+from monitor.decode import decode_event
+from monitor.models import CITATION_ERRORS, REJECTION_REASONS, Rejection, Verdict
 from monitor.options import CheckOptions
 from monitor.verdict_io import dumps_line, verdict_to_dict
+from tests.unit.monitor.fuzz_campaign import campaign_input
 
-EXAMPLES = int(os.environ.get("RAGMON_FUZZ_EXAMPLES", "300"))
+CAMPAIGN_DEFAULT = 20_000
+_SCALE = os.environ.get("RAGMON_FUZZ_EXAMPLES")
+CAMPAIGN = int(_SCALE or CAMPAIGN_DEFAULT)
+EXAMPLES = int(os.environ.get("RAGMON_FUZZ_CHECK_EXAMPLES") or min(int(_SCALE or 300), 20_000))
+CAMPAIGN_SEED = int(os.environ.get("RAGMON_FUZZ_SEED", "20261120"))
 OPTS = CheckOptions()
 FUZZ = settings(
     max_examples=EXAMPLES,
@@ -182,3 +199,54 @@ def test_hostile_shapes() -> None:
     assert isinstance(capped, Verdict)
     assert len(capped.citations) <= OPTS.max_citations
     assert any("too_many_citations" in n for n in capped.notes)
+
+
+def _check_parsed(raw: bytes) -> str:
+    """Decoder + citation parser on one input; the outcome label (verdict path or reason)."""
+    decoded = decode_event(raw, OPTS)
+    if isinstance(decoded, Rejection):
+        assert decoded.reason in REJECTION_REASONS
+        assert decoded.detail
+        return decoded.reason
+    citations, notes = extract_citations(decoded, OPTS)
+    assert len(citations) <= OPTS.max_citations
+    assert [c.index for c in citations] == list(range(len(citations)))
+    results = resolve_citations(decoded, citations, OPTS)
+    assert [r.citation for r in results] == citations
+    for c in citations:
+        if c.format != "segment":
+            assert 0 <= c.start < c.end <= len(decoded.answer)
+            assert decoded.answer[c.start : c.end] == c.raw
+    for r in results:
+        assert (r.status == "valid") == (r.error is None)
+        assert r.error is None or r.error in CITATION_ERRORS
+    return "capped" if notes else "parsed"
+
+
+FULL_CHECK_EVERY = 20  # campaign inputs that also go through the whole cheap tier
+
+
+def test_decoder_and_citation_parser_campaign() -> None:
+    """CAMPAIGN generated inputs (RAGMON_FUZZ_EXAMPLES): each a parse or a rejection reason."""
+    outcomes: Counter[str] = Counter()
+    started = time.perf_counter()
+    for i in range(CAMPAIGN):
+        raw = campaign_input(CAMPAIGN_SEED, i)
+        try:
+            outcomes[_check_parsed(raw)] += 1
+            if i % FULL_CHECK_EVERY == 0:
+                _assert_outcome(check_bytes(raw, OPTS))
+                outcomes["fully_checked"] += 1
+        except Exception as exc:
+            raise AssertionError(
+                f"input {i} of seed {CAMPAIGN_SEED} (campaign_input({CAMPAIGN_SEED}, {i})): "
+                f"{raw[:300]!r}"
+            ) from exc
+    seconds = time.perf_counter() - started
+    assert outcomes.total() - outcomes["fully_checked"] == CAMPAIGN
+    # Every kind of outcome occurs, so the generator reaches past the decoder.
+    assert outcomes["parsed"] > CAMPAIGN // 4 and outcomes["invalid_json"] > 0
+    print(
+        f"\nfuzz campaign: {CAMPAIGN:,} inputs (seed {CAMPAIGN_SEED}) in {seconds:.1f} s "
+        f"({CAMPAIGN / seconds:,.0f}/s): {dict(outcomes.most_common())}"
+    )
