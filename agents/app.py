@@ -23,10 +23,11 @@ from agents.alerting import Alerting, build_alerting
 from agents.audit import AuditTrail
 from agents.broker import free_port
 from agents.canary import cheap_canary_hook
-from agents.check_agent import CheckProcessor, RecordMeta, Sinks, VerdictHook
+from agents.check_agent import CheckProcessor, RecordMeta, VerdictHook
 from agents.connection import bootstrap_servers, broker_reachable, client_kwargs, faust_credentials
 from agents.dedup import WindowedSeen
 from agents.metrics import AppLabels, Metrics, build_metrics
+from agents.outbox import Outbox, ProducerPublisher, Publish
 from agents.topics import TopicSpec, topic_specs
 from monitor.settings import Settings
 
@@ -57,6 +58,8 @@ class RagmonApp:
     channels: dict[str, Any]
     processor: CheckProcessor
     aggregator: WindowAggregator
+    outbox: Outbox
+    publish: Publish  # replaceable (tests): where the check agent's records go
     started_at: float = field(default_factory=time.time)
     broker_up: bool | None = None
     last_gauges: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -157,29 +160,33 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
     recovery_fix.install(app, client_kwargs(settings))
     alerting = deps.alerting or build_alerting(settings, metrics, store=alert_state)
 
-    scores, dlq, audit_topic = channels["scores"], channels["dlq"], channels["audit"]
-    sinks = Sinks(
-        scores=lambda key, value: scores.send_soon(
-            key=key.encode("utf-8"), value=json.dumps(value).encode("utf-8")
-        ),
-        dlq=lambda key, value: dlq.send_soon(key=key, value=value),
-        audit=lambda key, value: audit_topic.send_soon(key=key.encode("utf-8"), value=value),
+    scores = channels["scores"]
+    outbox = Outbox()
+    audit = AuditTrail(
+        settings, metrics, send=lambda key, value: outbox.add("audit", key.encode("utf-8"), value)
     )
-    audit = AuditTrail(settings, metrics, send=sinks.audit)
     processor = CheckProcessor(
-        settings, metrics, sinks, app_labels=labels, audit=audit, hooks=list(deps.hooks)
+        settings, metrics, outbox.add, app_labels=labels, audit=audit, hooks=list(deps.hooks)
     )
     processor.hooks.append(cheap_canary_hook(metrics, labels))  # canaries → cheap_agreement_ratio
     aggregator = WindowAggregator(
         settings, metrics, buckets, partitions=parts, seen=seen, alerting=alerting
     )
-    rapp = RagmonApp(app, settings, metrics, specs, channels, processor, aggregator)
+    publish = ProducerPublisher(app, {role: s.name for role, s in specs.items()}, metrics)
+    rapp = RagmonApp(
+        app, settings, metrics, specs, channels, processor, aggregator, outbox, publish
+    )
+    batch, within = settings.check_batch_size, settings.check_batch_seconds
 
     async def check(stream: Any) -> None:
-        async for event in stream.events():
-            msg = event.message
-            meta = RecordMeta(msg.topic, msg.partition, msg.offset, msg.timestamp, msg.key)
-            processor.handle(event.value, meta)
+        # Events are acknowledged after the loop body, so after their records are published.
+        async for events in stream.take_events(batch, within=within):
+            for event in events:
+                msg = event.message
+                meta = RecordMeta(msg.topic, msg.partition, msg.offset, msg.timestamp, msg.key)
+                processor.handle(event.value, meta)
+            processor.flush()
+            await outbox.publish(rapp.publish)
 
     async def aggregate(stream: Any) -> None:
         async for event in stream.events():

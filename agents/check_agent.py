@@ -1,14 +1,19 @@
 """The check agent: every record of `answers` → decode → cheap checks → metrics, a score record
 to `scores` (keyed by app), failing and sampled verdicts to `audit`, rejects to `dlq`.
 
-`CheckProcessor.handle` is synchronous and CPU-only: outputs go through `send_soon` (Faust's
-producer buffer), never awaited per event; Faust flushes that buffer before it commits offsets,
-so every output of an event is published before the event counts as consumed (at-least-once).
-A bad record is dead-lettered and the stream goes on; nothing here raises on input.
+The agent takes answers in batches (`check_batch_size`, `check_batch_seconds`).
+`CheckProcessor.handle` is synchronous and CPU-only: it buffers its output records through
+`emit` and its counter increments in a `BatchCounters`; `flush()` at the end of the batch
+applies the counters, and the app factory then hands every buffered record to the producer
+before the batch's offsets are acknowledged. Faust flushes the producer before it commits
+offsets, so every output of an event is published before the event counts as consumed
+(at-least-once). A bad record is dead-lettered and the stream goes on; nothing here raises on
+input.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -19,6 +24,7 @@ from typing import Any
 import structlog
 
 from agents.audit import AuditTrail
+from agents.counting import BatchCounters
 from agents.dedup import RecentIds
 from agents.dlq import CHECK_ERROR, dlq_record
 from agents.metrics import AppLabels, Metrics
@@ -34,7 +40,8 @@ log = structlog.get_logger("ragmon.check")
 # Exemplar label values are limited (128 characters for all of them together).
 _EXEMPLAR_ID_CHARS = 100
 
-Send = Callable[[Any, Any], None]  # (key, value) → None; buffered, never blocks
+#: (topic role, key, value) → None. Buffered; the caller publishes after the batch.
+Emit = Callable[[str, bytes | None, bytes], None]
 VerdictHook = Callable[[AnswerEvent, Verdict, "RecordMeta"], None]
 
 
@@ -59,13 +66,6 @@ class Outcome:
     reason: str | None = None
 
 
-@dataclass
-class Sinks:
-    scores: Send
-    dlq: Send
-    audit: Callable[[str, bytes], None] | None = None
-
-
 def _event_time(event: AnswerEvent, meta: RecordMeta, now: float) -> float:
     if event.timestamp:
         try:
@@ -75,12 +75,16 @@ def _event_time(event: AnswerEvent, meta: RecordMeta, now: float) -> float:
     return meta.timestamp if meta.timestamp is not None else now
 
 
+def _json(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":")).encode("utf-8")
+
+
 class CheckProcessor:
     def __init__(
         self,
         settings: Settings,
         metrics: Metrics,
-        sinks: Sinks,
+        emit: Emit,
         app_labels: AppLabels | None = None,
         audit: AuditTrail | None = None,
         hooks: list[VerdictHook] | None = None,
@@ -88,7 +92,7 @@ class CheckProcessor:
     ) -> None:
         self.options = settings.check_options()
         self.metrics = metrics
-        self.sinks = sinks
+        self.emit = emit
         self.labels = app_labels or AppLabels(settings.app_allowlist, settings.max_apps)
         self.audit = audit
         self.hooks = hooks if hooks is not None else []
@@ -96,6 +100,11 @@ class CheckProcessor:
         self.dlq_max_value_bytes = settings.dlq_max_value_bytes
         self.clock = clock
         self.processed: Counter[str] = Counter()
+        self.counters = BatchCounters()
+        self._debug = settings.log_level.upper() == "DEBUG"
+        # The last checked event of the batch carries the histograms' exemplars.
+        self._last: tuple[str, float, float] | None = None
+        self.checked_at = 0.0  # when the event the hooks see was counted (its score's time)
 
     def handle(self, raw: bytes | None, meta: RecordMeta) -> Outcome:
         started = time.perf_counter()
@@ -114,99 +123,114 @@ class CheckProcessor:
                 CHECK_ERROR, f"{type(exc).__name__}: {exc}", event.event_id, event.app
             )
             return self._reject(rejection, raw, meta)
-        now = self.clock()
+        now = self.checked_at = self.clock()
         duration = time.perf_counter() - started
         event_time = _event_time(event, meta, now)
         failed = has_failure(verdict)
         self._count(verdict, app, duration, now - event_time)
-        self.sinks.scores(
-            app,
-            score_record(
-                event_id=event.event_id,
-                app=app,
-                counts=verdict_counts(verdict),
-                event_time=event_time,
-                processed_at=now,
-                failed=failed,
+        self.emit(
+            "scores",
+            app.encode("utf-8"),
+            _json(
+                score_record(
+                    event_id=event.event_id,
+                    app=app,
+                    counts=verdict_counts(verdict),
+                    event_time=event_time,
+                    processed_at=now,
+                    failed=failed,
+                )
             ),
         )
         audited = self.audit.offer(verdict, meta.source()) if self.audit is not None else None
         for hook in self.hooks:
             hook(event, verdict, meta)
         self.processed["checked"] += 1
-        log.info(
-            "event checked",
-            outcome="checked",
-            event_id=event.event_id,
-            app=app,
-            topic=meta.topic,
-            partition=meta.partition,
-            offset=meta.offset,
-            citations=len(verdict.citations),
-            invalid_citations=sum(1 for c in verdict.citations if not c.valid),
-            claims=len(verdict.claims),
-            failed=failed,
-            audit=audited,
-            duration_ms=round(duration * 1000, 3),
-        )
+        if self._debug:
+            log.debug(
+                "event checked",
+                outcome="checked",
+                event_id=event.event_id,
+                app=app,
+                topic=meta.topic,
+                partition=meta.partition,
+                offset=meta.offset,
+                citations=len(verdict.citations),
+                invalid_citations=sum(1 for c in verdict.citations if not c.valid),
+                claims=len(verdict.claims),
+                failed=failed,
+                audit=audited,
+                duration_ms=round(duration * 1000, 3),
+            )
         return Outcome("checked", event.event_id, app, verdict=verdict)
 
+    def flush(self) -> None:
+        """End of a batch: counters and the exemplar-carrying observations to Prometheus."""
+        if self._last is not None:
+            event_id, duration, lag = self._last
+            exemplar = {"event_id": event_id}
+            self.metrics.check_duration.observe(duration, exemplar=exemplar)
+            self.metrics.event_lag.observe(lag, exemplar=exemplar)
+            self._last = None
+        self.counters.flush()
+
     def _count(self, verdict: Verdict, app: str, duration: float, lag: float) -> None:
-        m = self.metrics
-        exemplar = {"event_id": verdict.event_id[:_EXEMPLAR_ID_CHARS]}
-        m.events.labels(app=app, outcome="checked").inc(1, exemplar=exemplar)
-        citations: Counter[tuple[str, str]] = Counter()
-        errors: Counter[str] = Counter()
+        m, add = self.metrics, self.counters.add
+        event_id = verdict.event_id[:_EXEMPLAR_ID_CHARS]
+        add(m.events, (app, "checked"))
+        self.counters.exemplar(m.events, (app, "checked"), {"event_id": event_id})
         for r in verdict.citations:
-            citations[(r.citation.format, r.status)] += 1
+            add(m.citations, (app, r.citation.format, r.status))
             if r.error is not None:
-                errors[r.error] += 1
-        for (fmt, status), n in citations.items():
-            m.citations.labels(app=app, format=fmt, status=status).inc(n)
-        for error, n in errors.items():
-            m.citation_errors.labels(app=app, error=error).inc(n)
-        claims: Counter[tuple[str, str]] = Counter(
-            (c.support.verdict, c.support.tier) for c in verdict.claims
-        )
-        for (v, tier), n in claims.items():
-            m.claims.labels(app=app, verdict=v, tier=tier).inc(n)
-        m.check_duration.observe(duration, exemplar=exemplar)
-        m.event_lag.observe(max(0.0, lag), exemplar=exemplar)
+                add(m.citation_errors, (app, r.error))
+        for c in verdict.claims:
+            add(m.claims, (app, c.support.verdict, c.support.tier))
+        lag = max(0.0, lag)
+        if self._last is not None:  # the previous one goes in without an exemplar
+            m.check_duration.observe(self._last[1])
+            m.event_lag.observe(self._last[2])
+        self._last = (event_id, duration, lag)
 
     def _reject(self, rejection: Rejection, raw: bytes | None, meta: RecordMeta) -> Outcome:
         app = self.labels(rejection.app)
         now = self.clock()
-        self.sinks.dlq(
+        self.emit(
+            "dlq",
             meta.key,
-            dlq_record(
-                reason=rejection.reason,
-                error=rejection.detail,
-                topic=meta.topic,
-                partition=meta.partition,
-                offset=meta.offset,
-                timestamp=meta.timestamp,
-                key=meta.key,
-                value=raw,
-                max_value_bytes=self.dlq_max_value_bytes,
-                event_id=rejection.event_id,
-                app=rejection.app,
-                now=now,
+            _json(
+                dlq_record(
+                    reason=rejection.reason,
+                    error=rejection.detail,
+                    topic=meta.topic,
+                    partition=meta.partition,
+                    offset=meta.offset,
+                    timestamp=meta.timestamp,
+                    key=meta.key,
+                    value=raw,
+                    max_value_bytes=self.dlq_max_value_bytes,
+                    event_id=rejection.event_id,
+                    app=rejection.app,
+                    now=now,
+                )
             ),
         )
         # Rejects count in the window too (the dlq_rate alert), without an id to dedup on.
-        self.sinks.scores(
-            app,
-            score_record(
-                event_id=None,
-                app=app,
-                counts=REJECTED_COUNTS,
-                event_time=meta.timestamp if meta.timestamp is not None else now,
-                processed_at=now,
-                failed=False,
+        self.emit(
+            "scores",
+            app.encode("utf-8"),
+            _json(
+                score_record(
+                    event_id=None,
+                    app=app,
+                    counts=REJECTED_COUNTS,
+                    event_time=meta.timestamp if meta.timestamp is not None else now,
+                    processed_at=now,
+                    failed=False,
+                )
             ),
         )
-        self.metrics.events.labels(app=app, outcome="rejected").inc()
-        self.metrics.dlq.labels(reason=rejection.reason).inc()
+        self.counters.add(self.metrics.events, (app, "rejected"))
+        self.counters.add(self.metrics.dlq, (rejection.reason,))
         self.processed["rejected"] += 1
         log.info(
             "event rejected",
@@ -223,8 +247,8 @@ class CheckProcessor:
         return Outcome("rejected", rejection.event_id, app, reason=rejection.reason)
 
     def _duplicate(self, event: AnswerEvent, app: str, meta: RecordMeta) -> Outcome:
-        self.metrics.events.labels(app=app, outcome="duplicate").inc()
-        self.metrics.duplicates.labels(app=app).inc()
+        self.counters.add(self.metrics.events, (app, "duplicate"))
+        self.counters.add(self.metrics.duplicates, (app,))
         self.processed["duplicate"] += 1
         log.info(
             "event duplicate",

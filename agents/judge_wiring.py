@@ -1,26 +1,22 @@
-"""Connects the check path to the judge: sampled answers → `judge-requests` → judge agent.
+"""Connects the check path to the judge: sampled answers → `judge-requests` → judge agent, and the
+judge's verdicts back into the windowed rates as corrections on `scores`.
 
-The sampling decision runs inside the check agent (hash of the event id first, so the evidence
-excerpts are only built for the few answers that can be sampled); publishing is `send_soon`.
+The sampling decision is `monitor.judge.plan.plan_judge_request` (hash of the event id first, so
+evidence excerpts are only built for the few answers that can be sampled); the request is
+buffered with the batch's other output records, never awaited per event. Its `created_at` is
+the time the check agent counted the answer, which is where the judge's correction lands.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+import json
 from typing import TYPE_CHECKING, Any
 
 from agents.judge_agent import attach_judge_agent, build_judge_runner, topic_publisher
 from agents.metrics import AppLabels
-from monitor.judge.request import build_request, judge_items
+from monitor.judge.plan import plan_judge_request
 from monitor.models import AnswerEvent, Verdict
-from monitor.sampling import (
-    Candidate,
-    Sampler,
-    SamplingPolicy,
-    candidate_for,
-    hash_fraction,
-    is_doubtful,
-)
+from monitor.sampling import Sampler, SamplingPolicy
 
 if TYPE_CHECKING:
     from agents.app import RagmonApp
@@ -28,40 +24,29 @@ if TYPE_CHECKING:
 
 
 def install_judge(rapp: RagmonApp, labels: AppLabels, client: Any = None) -> None:
-    settings, metrics = rapp.settings, rapp.metrics
-    policy = SamplingPolicy(
-        base_rate=settings.judge_sample_rate,
-        oversample_rate=settings.judge_oversample_rate,
-        calls_per_minute=settings.judge_calls_per_minute,
-        tokens_per_hour=settings.judge_tokens_per_hour,
-        batch_size=settings.judge_batch_size,
+    settings, metrics, processor = rapp.settings, rapp.metrics, rapp.processor
+    sampler = Sampler(
+        SamplingPolicy(
+            base_rate=settings.judge_sample_rate,
+            oversample_rate=settings.judge_oversample_rate,
+            calls_per_minute=settings.judge_calls_per_minute,
+            tokens_per_hour=settings.judge_tokens_per_hour,
+            batch_size=settings.judge_batch_size,
+        )
     )
-    sampler = Sampler(policy)
-    requests = rapp.channels["judge-requests"]
+    max_chars = settings.judge_max_evidence_chars
 
     def sample(event: AnswerEvent, verdict: Verdict, meta: RecordMeta) -> None:
-        quick = Candidate(
-            event.event_id,
-            event.app or "",
-            judgeable_claims=1,
-            est_tokens=0,
-            doubtful=is_doubtful(verdict),
-            canary=event.gold_label is not None,
+        request, decision = plan_judge_request(
+            event, verdict, sampler, max_chars, now=processor.checked_at
         )
-        rate, _ = sampler.rate_for(quick)
-        if hash_fraction(event.event_id) >= rate:
-            return
-        items = judge_items(verdict)
-        request = build_request(event, verdict, items, "base", batch_size=policy.batch_size)
-        decision = sampler.decide(candidate_for(event, verdict, len(items), request.est_tokens))
-        if decision.dropped:
+        if request is not None:
+            value = json.dumps(request.to_dict(), ensure_ascii=False).encode("utf-8")
+            processor.emit("judge-requests", event.event_id.encode("utf-8"), value)
+        elif decision.dropped:
             metrics.judge_dropped.labels(reason=decision.reason).inc()
-        if not decision.sampled:
-            return
-        request = replace(request, reason=decision.reason)
-        requests.send_soon(key=event.event_id.encode("utf-8"), value=request.to_dict())
 
-    rapp.processor.hooks.append(sample)
+    processor.hooks.append(sample)
     runner = build_judge_runner(
         settings,
         metrics,
@@ -70,4 +55,4 @@ def install_judge(rapp: RagmonApp, labels: AppLabels, client: Any = None) -> Non
         audit=topic_publisher(rapp.channels["audit_json"]),
         client=client,
     )
-    attach_judge_agent(rapp.faust, runner, requests)
+    attach_judge_agent(rapp.faust, runner, rapp.channels["judge-requests"])

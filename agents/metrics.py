@@ -68,6 +68,7 @@ class Metrics:
     alert_notifications: Counter
     broker_up: Gauge
     duplicates: Counter
+    publish_errors: Counter
 
     def ratio_gauges(self) -> tuple[Gauge, ...]:
         return (
@@ -165,5 +166,8 @@ def build_metrics(registry: CollectorRegistry) -> Metrics:
         broker_up=gauge("broker_up", "1 while the Kafka broker answers this worker."),
         duplicates=counter(
             "duplicate_events", "Redelivered events ignored by the windowed rates.", ("app",)
+        ),
+        publish_errors=counter(
+            "publish_errors", "Output records the Kafka producer failed to publish.", ("topic",)
         ),
     )

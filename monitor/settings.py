@@ -105,6 +105,11 @@ class Settings(BaseSettings):
     metrics_port: int = Field(default=6066, ge=0, le=65535)
     #: RAGMON_CONCURRENCY: parallel instances of the check agent per partition set.
     concurrency: int = Field(default=1, ge=1)
+    #: RAGMON_CHECK_BATCH_SIZE: answers the check agent takes at a time (outputs are published
+    #: per batch: one score record per app, metrics updated once).
+    check_batch_size: int = Field(default=256, ge=1)
+    #: RAGMON_CHECK_BATCH_SECONDS: longest wait for a batch to fill (adds at most this to lag).
+    check_batch_seconds: float = Field(default=0.1, gt=0)
     #: RAGMON_APPS: comma-separated allow-list of app label values; others become "other".
     apps: str = ""
     #: RAGMON_MAX_APPS: with an empty allow-list, the first N apps seen are admitted.

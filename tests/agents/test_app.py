@@ -94,7 +94,12 @@ async def test_judge_wiring_samples_checked_answers_into_judge_requests() -> Non
     )
     assert "ragmon.judge" in rapp.faust.agents
     sent: list[dict[str, Any]] = []
-    rapp.channels["judge-requests"].send_soon = lambda **kw: sent.append(kw)
+
+    async def publish(role: str, key: bytes | None, value: bytes) -> None:
+        if role == "judge-requests":
+            sent.append({"key": key, "value": json.loads(value)})
+
+    rapp.publish = publish
     doc = {"id": "a.txt", "text": "The premium is 120 dollars per month for every customer."}
     answer = "The premium is 120 dollars per month for every customer [a.txt:1:0-56]."
     event = {"event_id": "r1", "app": "docs-qa", "answer": answer, "documents": [doc]}

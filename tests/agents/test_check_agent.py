@@ -6,24 +6,25 @@ from typing import Any
 import pytest
 
 import agents.check_agent as check_agent
-from agents.check_agent import CheckProcessor, RecordMeta, Sinks
+from agents.check_agent import CheckProcessor, RecordMeta
 from monitor.models import Verdict
 from monitor.settings import load_settings
 from tests.agents.helpers import fresh_metrics, labels, mixed_verdict, samples, value
 
 
 class Capture:
+    """What the processor emits, by topic role: (key, decoded JSON value)."""
+
     def __init__(self) -> None:
         self.scores: list[tuple[Any, Any]] = []
         self.dlq: list[tuple[Any, Any]] = []
         self.audit: list[tuple[Any, Any]] = []
 
-    def sinks(self) -> Sinks:
-        return Sinks(
-            scores=lambda k, v: self.scores.append((k, v)),
-            dlq=lambda k, v: self.dlq.append((k, v)),
-            audit=lambda k, v: self.audit.append((k, v)),
-        )
+    def emit(self, role: str, key: bytes | None, value: bytes) -> None:
+        getattr(self, role).append((key, json.loads(value)))
+
+    def audit_send(self, key: str, value: bytes) -> None:
+        self.emit("audit", key.encode(), value)
 
 
 def meta(offset: int = 7, key: bytes | None = b"k") -> RecordMeta:
@@ -46,14 +47,16 @@ def processor(monkeypatch: pytest.MonkeyPatch) -> tuple[CheckProcessor, Capture,
     metrics, capture = fresh_metrics(), Capture()
     from agents.audit import AuditTrail
 
-    audit = AuditTrail(settings, metrics, send=capture.sinks().audit)
-    proc = CheckProcessor(settings, metrics, capture.sinks(), audit=audit, clock=lambda: 1010.0)
+    audit = AuditTrail(settings, metrics, send=capture.audit_send)
+    proc = CheckProcessor(settings, metrics, capture.emit, audit=audit, clock=lambda: 1010.0)
     return proc, capture, metrics
 
 
 def test_a_checked_event_is_counted_scored_and_audited(processor: Any) -> None:
     proc, capture, m = processor
     outcome = proc.handle(event(timestamp="2023-11-14T22:13:20Z"), meta())
+    assert value(m, "ragmon_events_total", app="search", outcome="checked") == 0  # batch open
+    proc.flush()
     assert outcome.kind == "checked" and outcome.app == "search"
     assert value(m, "ragmon_events_total", app="search", outcome="checked") == 1
     assert samples(m, "ragmon_citations_total") == {
@@ -75,7 +78,7 @@ def test_a_checked_event_is_counted_scored_and_audited(processor: Any) -> None:
     assert value(m, "ragmon_event_lag_seconds_count") == 1
     assert value(m, "ragmon_event_lag_seconds_sum") == 0
     ((key, record),) = capture.scores
-    assert key == "search"
+    assert key == b"search"
     assert record["event_id"] == "e1" and record["failed"] is True
     assert record["counts"]["unsupported_claims"] == 3
     assert record["event_time"] == 1700000000.0 and record["processed_at"] == 1010.0
@@ -85,20 +88,23 @@ def test_a_checked_event_is_counted_scored_and_audited(processor: Any) -> None:
 def test_lag_falls_back_to_the_record_timestamp(processor: Any) -> None:
     proc, _, m = processor
     proc.handle(event(), meta())
+    proc.flush()
     assert value(m, "ragmon_event_lag_seconds_sum") == 10.0  # 1010 - record time 1000
 
 
 def test_unknown_apps_are_labelled_other(processor: Any) -> None:
     proc, capture, m = processor
     proc.handle(event(app="not-listed"), meta())
+    proc.flush()
     assert value(m, "ragmon_events_total", app="other", outcome="checked") == 1
-    assert capture.scores[0][0] == "other"
+    assert capture.scores[0][0] == b"other"
 
 
 def test_redelivery_to_the_same_worker_is_skipped(processor: Any) -> None:
     proc, capture, m = processor
     assert proc.handle(event(), meta(1)).kind == "checked"
     assert proc.handle(event(), meta(2)).kind == "duplicate"
+    proc.flush()
     assert value(m, "ragmon_events_total", app="search", outcome="checked") == 1
     assert value(m, "ragmon_events_total", app="search", outcome="duplicate") == 1
     assert value(m, "ragmon_duplicate_events_total", app="search") == 1
@@ -121,6 +127,7 @@ def test_bad_records_go_to_the_dlq_and_the_stream_goes_on(
 ) -> None:
     proc, capture, m = processor
     outcome = proc.handle(raw, meta(offset=11))
+    proc.flush()
     assert outcome.kind == "rejected" and outcome.reason == reason
     ((key, letter),) = capture.dlq
     assert key == b"k"
@@ -131,7 +138,7 @@ def test_bad_records_go_to_the_dlq_and_the_stream_goes_on(
     assert value(m, "ragmon_events_total", app="other", outcome="rejected") == 1
     # The window counts the reject (the dlq_rate alert) without an id to dedup on.
     ((app, record),) = capture.scores
-    assert app == "other" and record["event_id"] is None
+    assert app == b"other" and record["event_id"] is None
     assert record["counts"] == {"events": 1, "rejected": 1}
     assert proc.handle(event("after"), meta(offset=12)).kind == "checked"
 
@@ -146,6 +153,7 @@ def test_a_crashing_check_costs_one_event_not_the_stream(
 
     monkeypatch.setattr(check_agent, "check_event", boom)
     outcome = proc.handle(event("crash"), meta())
+    proc.flush()
     assert outcome.kind == "rejected" and outcome.reason == "check_error"
     assert capture.dlq[0][1]["error"] == "ZeroDivisionError: bug in a check"
     assert capture.dlq[0][1]["event_id"] == "crash"
@@ -165,11 +173,12 @@ def test_the_real_checks_on_one_event() -> None:
     pytest.importorskip("monitor.check")
     settings = load_settings(audit_sample_rate=0.0)
     metrics, capture = fresh_metrics(), Capture()
-    proc = CheckProcessor(settings, metrics, capture.sinks())
+    proc = CheckProcessor(settings, metrics, capture.emit)
     doc = {"id": "a.txt", "text": "The premium is 120 dollars per month for every customer."}
     answer = "The premium is 120 dollars per month for every customer [a.txt:1:0-56]."
     raw = json.dumps({"event_id": "r1", "app": "docs-qa", "answer": answer, "documents": [doc]})
     outcome = proc.handle(raw.encode(), meta())
+    proc.flush()
     assert outcome.kind == "checked"
     assert outcome.verdict is not None
     assert [c.status for c in outcome.verdict.citations] == ["valid"]
