@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from monitor.citations.values import value_stated
-from monitor.evidence import claim_terms, index_evidence
+from monitor.evidence import claim_terms, index_evidence, shared_bigrams
 from monitor.models import AnswerEvent, CitationResult, Claim, ClaimVerdict, Confidence, Support
 from monitor.options import CheckOptions
 from monitor.text import remove_spans
@@ -100,10 +100,8 @@ def signals(claim_text: str, evidence_texts: Sequence[str]) -> Signals:
         # without figures either, nothing can be checked (BINARY_BASE: unverifiable)
         coverage = 1.0 if (terms.numbers or terms.identifiers) else BINARY_BASE
         missing_names = 0
-    if terms.bigrams:
-        phrase = len(terms.bigrams & _union([ev.bigrams for ev in indexes])) / len(terms.bigrams)
-    else:
-        phrase = coverage  # a one-word claim has no phrase to match
+    # a one-word claim has no phrase to match
+    phrase = shared_bigrams(terms, indexes) / len(terms.bigrams) if terms.bigrams else coverage
     missing_numbers = tuple(
         m.raw for m in terms.numbers if not any(ev.has_number(m) for ev in indexes)
     )
