@@ -31,12 +31,13 @@ from monitor.text import (
     wordset,
 )
 
-# Sentence ends (and line breaks) become a passage mark, every other separator a space, so one
-# translate + split cuts a document into passages of words. A period inside "3.14" or "U.S." cuts
-# too: harmless, a window spans several passages.
-_MARK = "\x00"
+# Sentence ends, line breaks (and NUL) become a passage mark, every other separator a space, so
+# one translate + split cuts a document into words and marks. A period inside "3.14" or "U.S."
+# cuts too: harmless, a window spans several passages. The mark is "." because no word token
+# holds one (periods separate words) and it stems to itself.
+_MARK = "."
 _NUMBER_STEMS = {stem(w): v for w, v in NUMBER_WORDS.items() if w not in STOPWORDS}
-_PASSAGE_TABLE = {**SEPARATORS, **{ord(c): _MARK for c in ".!?;\n"}}
+_PASSAGE_TABLE = {**SEPARATORS, **{ord(c): _MARK for c in ".!?;\n\x00"}}
 _passages = translator(_PASSAGE_TABLE, lower=True)
 _STEM = STEMS.__getitem__
 
@@ -55,16 +56,17 @@ _SET_BELOW = 32
 class EvidenceIndex:
     """Stems of one evidence text, overall and per passage, and its stem bigrams.
 
-    Only the overall stem set is built up front (the one thing every claim needs); the
-    per-passage sets, the bigram set, the figures and the lower-cased text are built on first
-    use, so a reader that does not ask for them does not pay for them.
+    One pass stems the whole text into a flat list with passage marks; only the overall stem
+    set is built from it up front (the one thing every claim needs); the per-passage sets, the
+    bigram set or phrase string, the figures and the lower-cased text are built on first use,
+    so a reader that does not ask for them does not pay for them.
     """
 
     __slots__ = (
         "_bigrams",
+        "_flat",
         "_lowered",
         "_numbers",
-        "_passage_sizes",
         "_passage_stems",
         "_phrases",
         "_stem_lists",
@@ -74,54 +76,57 @@ class EvidenceIndex:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        # every step is a C call over a whole passage: the document's words are never visited
-        # one by one in Python (STEMS[word] stems a word not seen before)
-        stem_lists: list[list[str]] = []
-        for chunk in _passages(text).split(_MARK):
-            stems = list(filter(None, map(_STEM, chunk.split())))  # stopwords stem to ""
-            if stems:
-                stem_lists.append(stems)
-        self._stem_lists = stem_lists  # content stems of each passage, in order
-        self.stems: frozenset[str] = frozenset(chain.from_iterable(stem_lists))
+        # every step is a C call over the whole text: the document's words are never visited
+        # one by one in Python (STEMS[word] stems a word not seen before, "" for a stopword)
+        flat = list(filter(None, map(_STEM, _passages(text).replace(_MARK, " . ").split())))
+        self._flat = flat  # content stems in order, _MARK between passages
+        stems = set(flat)
+        stems.discard(_MARK)
+        self.stems: frozenset[str] = frozenset(stems)
+        self._stem_lists: list[list[str]] | None = None
         self._passage_stems: tuple[frozenset[str], ...] | None = None
-        self._passage_sizes: tuple[int, ...] | None = None
         self._bigrams: frozenset[str] | None = None
         self._phrases: str | None = None
         self._numbers: NumberSet | None = None
         self._lowered: str | None = None
 
     @property
+    def stem_lists(self) -> list[list[str]]:
+        """The content stems of each non-empty passage, in order."""
+        if self._stem_lists is None:
+            self._stem_lists = [p.split() for p in " ".join(self._flat).split(_MARK) if p.strip()]
+        return self._stem_lists
+
+    @property
     def passage_stems(self) -> tuple[frozenset[str], ...]:
         """The content stems of each passage (sentence or line), in order."""
         if self._passage_stems is None:
-            self._passage_stems = tuple(map(frozenset, self._stem_lists))
+            self._passage_stems = tuple(map(frozenset, self.stem_lists))
         return self._passage_stems
 
     @property
     def passage_sizes(self) -> tuple[int, ...]:
         """Content words of each passage, repeats included."""
-        if self._passage_sizes is None:
-            self._passage_sizes = tuple(map(len, self._stem_lists))
-        return self._passage_sizes
+        return tuple(map(len, self.stem_lists))
 
     @property
     def bigrams(self) -> frozenset[str]:
         """Pairs "stem1 stem2" of consecutive content stems of one passage."""
         if self._bigrams is None:
-            self._bigrams = frozenset(chain.from_iterable(map(_bigrams, self._stem_lists)))
+            self._bigrams = frozenset(chain.from_iterable(map(_bigrams, self.stem_lists)))
         return self._bigrams
 
     def bigrams_found(self, terms: ClaimTerms) -> frozenset[str] | set[str]:
         """`terms.bigrams & self.bigrams`, by substring look-ups in a long text.
 
         A claim's bigram is two stems joined by one space, and stems hold neither spaces nor
-        periods, so " a b " occurs in " s1 s2 . s3 s4 " (passages joined by " . ") exactly when
-        "a b" is a bigram of one passage.
+        periods, so " a b " occurs in " s1 s2 . s3 s4 " (the flat stems, marks included)
+        exactly when "a b" is a bigram of one passage.
         """
         if self._bigrams is not None or len(self.stems) < _SET_BELOW:
             return terms.bigrams & self.bigrams
         if self._phrases is None:
-            self._phrases = " " + " . ".join(map(" ".join, self._stem_lists)) + " "
+            self._phrases = " " + " ".join(self._flat) + " "
         phrases = self._phrases
         return {b for b in terms.bigrams if f" {b} " in phrases}
 
