@@ -2,11 +2,14 @@
 
 `scores` is keyed by app, so each app lives on one partition and exactly one worker owns its
 window however many workers run. The window is a Faust tumbling table of `step`-second buckets
-(one changelog write per event, where a hopping table would write size/step of them); the
-rolling figure at time t is the sum of the last ceil(size/step) buckets, i.e. between
-size − step and size seconds of history, like the oldest hopping window containing t.
-Buckets are placed by the score record's timestamp (the time the check agent processed the
-answer), so a late replay lands where it was first processed, not in the current bucket.
+(where a hopping table would write size/step of them); the rolling figure at time t is the sum
+of the last ceil(size/step) buckets, i.e. between size − step and size seconds of history, like
+the oldest hopping window containing t. A score record carries one app's answers of a whole
+check batch: their counts are summed per bucket first, so a record costs one table update (one
+changelog write) per bucket it touches, not one per answer. Answers are placed by the time the
+check agent counted them, so a late replay lands where it was first counted, and a judge
+correction lands in the bucket of the answer it corrects (dropped once that bucket has left
+the window, where it no longer changes anything).
 
 Gauges are recomputed every second from wall-clock time (so an idle app's window empties), only
 for the apps whose partition this worker actively owns; after a rebalance the series of apps
@@ -20,13 +23,14 @@ import math
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import structlog
 from aiokafka.partitioner import murmur2
 
 from agents.alerting import Alerting
-from agents.dedup import WindowedSeen
+from agents.dedup import SeenIds
 from agents.metrics import Metrics
 from agents.records import COUNT_FIELDS, add_vectors, parse_score_record, vector_to_counts
 from monitor.alerts import WindowFigures
@@ -56,21 +60,51 @@ def ratios(counts: dict[str, int]) -> dict[str, float | None]:
     }
 
 
+class TableWindows:
+    """The buckets in a Faust tumbling table (WindowWrapper): app → count vector per step."""
+
+    def __init__(self, wrapper: Any) -> None:
+        self.wrapper = wrapper
+        self.table = wrapper.table
+
+    def add(self, app: str, at: float, vector: list[int]) -> None:
+        """Add to the bucket containing `at` (inside stream iteration: it writes the changelog)."""
+        self.wrapper.relative_to(float(at))[app].apply(add_vectors, vector)
+
+    def get(self, app: str, at: float) -> list[int] | None:
+        found: list[int] | None = self.table.get((app, self.table.window.current(at)))
+        return found
+
+    def apps(self) -> set[str]:
+        """Apps with buckets in the local store (active and standby partitions alike)."""
+        return {k[0] for k in list(self.table.data.keys()) if isinstance(k, tuple)}
+
+
+@dataclass
+class Handled:
+    counted: int = 0
+    duplicates: int = 0
+    corrected: int = 0
+    stale: int = 0  # judge corrections whose bucket has left the window
+    ignored: bool = False
+
+
 class WindowAggregator:
     def __init__(
         self,
         settings: Settings,
         metrics: Metrics,
-        buckets: Any,
+        windows: TableWindows | Any,
         partitions: int,
-        seen: WindowedSeen | None = None,
+        seen: SeenIds | None = None,
         alerting: Alerting | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.metrics = metrics
-        self.buckets = buckets  # WindowWrapper of a tumbling table, values = count vectors
+        self.windows = windows
         self.partitions = partitions
         self.step = settings.window_step_seconds
+        self.window_seconds = settings.window_seconds
         self.n_buckets = max(1, math.ceil(settings.window_seconds / self.step - 1e-9))
         self.seen = seen
         self.alerting = alerting
@@ -81,28 +115,55 @@ class WindowAggregator:
         self._last_eval: dict[str, float] = {}
         self.counted = 0
         self.duplicates = 0
+        self.corrected = 0
 
     # --- in the stream ----------------------------------------------------------------------
-    def handle(self, value: Any, key: Any = None) -> str:
-        """One score record (inside stream iteration): counted, duplicate or ignored."""
+    def handle(self, value: Any, key: Any = None, source: str | None = None) -> Handled:
+        """One score record (inside stream iteration). `source` names it uniquely
+        (`partition:offset`): the key of its entry in the dedup table."""
         if isinstance(key, bytes):
             key = key.decode("utf-8", "replace")
-        record = parse_score_record(value, key)
-        if record is None:
+        batch = parse_score_record(value, key)
+        if batch is None:
             log.warning("ignored a record that is not a score record", key=key)
-            return "ignored"
-        if record.event_id and self.seen is not None and self.seen.check_and_mark(record.event_id):
-            self.metrics.duplicates.labels(app=record.app).inc()
-            self.duplicates += 1
-            return "duplicate"
-        self.buckets[record.app].apply(add_vectors, list(record.vector))
-        self.counted += 1
-        if record.failed and record.event_id:
-            self.examples.setdefault(record.app, deque(maxlen=EXAMPLES_KEPT)).append(
-                record.event_id
-            )
-        self._maybe_alert(record.app)
-        return "counted"
+            return Handled(ignored=True)
+        now = self.clock()
+        judge = batch.kind == "judge"
+        done, seen, first = Handled(), self.seen, []
+        buckets: dict[float, tuple[float, list[int]]] = {}
+        examples = self.examples.setdefault(batch.app, deque(maxlen=EXAMPLES_KEPT))
+        for entry in batch.entries:
+            at = entry.counted_at if entry.counted_at is not None else now
+            if judge and (entry.event_id is None or at < now - self.window_seconds - self.step):
+                done.stale += 1
+                continue
+            if entry.event_id is not None and seen is not None:
+                if seen.seen(entry.event_id, at, batch.kind):
+                    done.duplicates += 1
+                    continue
+                seen.add(entry.event_id, at, batch.kind)
+                first.append(entry.event_id)
+            slot = at // self.step
+            start, total = buckets.get(slot, (at, None))
+            buckets[slot] = (start, add_vectors(total, entry.vector))
+            if judge:
+                done.corrected += 1
+            else:
+                done.counted += 1
+                if entry.failed and entry.event_id:
+                    examples.append(entry.event_id)
+        for at, total in buckets.values():
+            self.windows.add(batch.app, at, total)
+        if first and seen is not None:
+            seen.remember(source or f"{batch.app}:{now}", first, now, batch.kind)
+        if done.duplicates:
+            self.metrics.duplicates.labels(app=batch.app).inc(done.duplicates)
+        self.counted += done.counted
+        self.duplicates += done.duplicates
+        self.corrected += done.corrected
+        if done.counted or done.corrected:
+            self._maybe_alert(batch.app)
+        return done
 
     def _maybe_alert(self, app: str) -> None:
         if self.alerting is None:
@@ -118,17 +179,16 @@ class WindowAggregator:
     # --- window arithmetic ------------------------------------------------------------------
     def rolling(self, app: str, now: float) -> list[int]:
         total = [0] * len(COUNT_FIELDS)
-        window = self.buckets.table.window
-        table = self.buckets.table
         for i in range(self.n_buckets):
-            bucket = table.get((app, window.current(now - i * self.step)))
+            bucket = self.windows.get(app, now - i * self.step)
             if bucket:
                 total = add_vectors(total, bucket)
         return total
 
     def known_apps(self) -> set[str]:
         """Apps with buckets in the local store (active and standby partitions alike)."""
-        return {k[0] for k in list(self.buckets.table.data.keys()) if isinstance(k, tuple)}
+        apps: set[str] = self.windows.apps()
+        return apps
 
     # --- gauges -----------------------------------------------------------------------------
     def owns(self, app: str) -> bool:
@@ -145,6 +205,8 @@ class WindowAggregator:
     def publish(self, now: float | None = None) -> dict[str, dict[str, Any]]:
         """Recompute every owned app's gauges; returns what was exported (for /status)."""
         now = self.clock() if now is None else now
+        if self.seen is not None:
+            self.seen.prune(now)
         exported: dict[str, dict[str, Any]] = {}
         for app in sorted(self.known_apps() | self.published):
             if not self.owns(app):

@@ -18,14 +18,14 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.exposition import choose_encoder
 
 from agents import recovery_fix
-from agents.aggregate import WindowAggregator
+from agents.aggregate import TableWindows, WindowAggregator
 from agents.alerting import Alerting, build_alerting
 from agents.audit import AuditTrail
 from agents.broker import free_port
 from agents.canary import cheap_canary_hook
 from agents.check_agent import CheckProcessor, RecordMeta, VerdictHook
 from agents.connection import bootstrap_servers, broker_reachable, client_kwargs, faust_credentials
-from agents.dedup import WindowedSeen
+from agents.dedup import SeenIds
 from agents.metrics import AppLabels, Metrics, build_metrics
 from agents.outbox import Outbox, ProducerPublisher, Publish
 from agents.topics import TopicSpec, topic_specs
@@ -152,10 +152,16 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
     seen = None
     if settings.dedup_horizon_seconds > 0:
         horizon = settings.dedup_horizon_seconds
-        seen_table = app.Table("ragmon-seen", default=int, partitions=parts).tumbling(
+        seen_table = app.Table("ragmon-dedup", default=None, partitions=parts).tumbling(
             horizon, expires=2 * horizon
         )
-        seen = WindowedSeen(seen_table, horizon)
+        seen = SeenIds(seen_table, horizon, settings.dedup_max_ids)
+
+        async def reindex() -> None:
+            loaded = seen.rebuild() if seen is not None else 0
+            log.info("dedup index rebuilt from the changelog", ids=loaded)
+
+        seen_table.table.on_recover(reindex)
     alert_state = app.Table("ragmon-alert-state", default=None, partitions=parts)
     recovery_fix.install(app, client_kwargs(settings))
     alerting = deps.alerting or build_alerting(settings, metrics, store=alert_state)
@@ -170,7 +176,7 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
     )
     processor.hooks.append(cheap_canary_hook(metrics, labels))  # canaries → cheap_agreement_ratio
     aggregator = WindowAggregator(
-        settings, metrics, buckets, partitions=parts, seen=seen, alerting=alerting
+        settings, metrics, TableWindows(buckets), partitions=parts, seen=seen, alerting=alerting
     )
     publish = ProducerPublisher(app, {role: s.name for role, s in specs.items()}, metrics)
     rapp = RagmonApp(
@@ -194,7 +200,8 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
                 value = json.loads(event.value) if event.value else None
             except ValueError:
                 value = None
-            aggregator.handle(value, event.key)
+            msg = event.message
+            aggregator.handle(value, event.key, source=f"{msg.partition}:{msg.offset}")
 
     app.agent(channels["answers"], name="ragmon.check", concurrency=settings.concurrency)(check)
     app.agent(scores, name="ragmon.aggregate")(aggregate)

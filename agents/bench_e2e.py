@@ -3,9 +3,11 @@
 In one run, on one broker, with the same Faust settings and partitions:
 
 1. the monitor's worker gets a backlog of standard-mix events; throughput is measured from the
-   timestamps of its output records (first to last), so start-up time is excluded;
-2. it is then fed at 50% of its measured rate; the event lag is `processed_at` minus the
-   record's timestamp, read back from `scores`;
+   timestamps of its score records (first to last, weighted by the answers each carries), so
+   start-up time is excluded;
+2. it is then fed at 50% of its measured rate; the event lag of an answer is the timestamp of
+   the score record that carries it (when the check agent published it) minus the answer's
+   record timestamp on `answers`;
 3. it keeps consuming until it has checked `rss_events` events; its RSS is read from /proc;
 4. a bare Faust pass-through worker (consume `answers`, forward every value) gets the same
    backlog, then the same paced rate (its lag shows the broker's own floor: tansu answers a
@@ -108,7 +110,19 @@ async def _publish(settings: Settings, topic: str, values: Any, rate: float | No
     return publisher.stats.sent
 
 
-async def _read(bootstrap: str, topic: str, count: int, timeout: float) -> list[Any]:
+def _one(record: Any) -> int:
+    return 1
+
+
+def _answers(record: Any) -> int:
+    """How many answers a score record carries."""
+    return len(json.loads(record.value).get("events") or ())
+
+
+async def _read(
+    bootstrap: str, topic: str, count: int, timeout: float, weight: Any = _one
+) -> list[Any]:
+    """Records of `topic` from the start until their weights add up to `count`."""
     from aiokafka import AIOKafkaConsumer
 
     consumer = AIOKafkaConsumer(
@@ -116,20 +130,24 @@ async def _read(bootstrap: str, topic: str, count: int, timeout: float) -> list[
     )
     await consumer.start()
     out: list[Any] = []
+    total = 0
     deadline = time.monotonic() + timeout
     try:
-        while len(out) < count and time.monotonic() < deadline:
+        while total < count and time.monotonic() < deadline:
             for records in (await consumer.getmany(timeout_ms=500, max_records=5000)).values():
                 out.extend(records)
+                total += sum(weight(r) for r in records)
     finally:
         await consumer.stop()
     return out
 
 
-def _rate(records: list[Any]) -> float:
-    stamps = sorted(r.timestamp for r in records)
-    span = (stamps[-1] - stamps[0]) / 1000
-    return (len(stamps) - 1) / span if span > 0 else float("nan")
+def _rate(records: list[Any], weight: Any = _one) -> float:
+    """Items per second between the first and the last record (the first one's not counted)."""
+    ordered = sorted(records, key=lambda r: r.timestamp)
+    span = (ordered[-1].timestamp - ordered[0].timestamp) / 1000
+    items = sum(weight(r) for r in ordered[1:])
+    return items / span if span > 0 else float("nan")
 
 
 def measure(
@@ -188,18 +206,19 @@ def _measure(
     env = _env(bootstrap, "mon.", "bench-mon", port, work)
     worker = _spawn(["agents.cli", "worker"], env, work / "worker.log")
     procs.append(worker)
-    scored = asyncio.run(_read(bootstrap, scores, n, timeout=1200))
-    out["monitor_events_per_s"] = _rate(scored)
+    scored = asyncio.run(_read(bootstrap, scores, n, timeout=1200, weight=_answers))
+    out["monitor_events_per_s"] = _rate(scored, weight=_answers)
 
-    # --- 2. its lag at 50% of that rate: processed_at − record timestamp --------------------
+    # --- 2. its lag at 50% of that rate: score record published − answer record timestamp --
     rate = out["monitor_events_per_s"] / 2
     lag_n = max(50, int(rate * lag_seconds))
     asyncio.run(_publish(mon, answers, renamed(events, lag_n, "lag"), rate))
-    records = asyncio.run(_read(bootstrap, scores, n + lag_n, timeout=600))
+    records = asyncio.run(_read(bootstrap, scores, n + lag_n, timeout=600, weight=_answers))
     lags = sorted(
-        v["processed_at"] - v["event_time"]
-        for v in (json.loads(r.value) for r in records)
-        if str(v.get("event_id", "")).startswith("lag")
+        r.timestamp / 1000 - entry[1]
+        for r in records
+        for entry in json.loads(r.value)["events"]
+        if str(entry[0]).startswith("lag")
     )
     out["lag_rate_events_per_s"] = rate
     out["monitor_lag"] = _summary(lags)

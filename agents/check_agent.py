@@ -28,7 +28,7 @@ from agents.counting import BatchCounters
 from agents.dedup import RecentIds
 from agents.dlq import CHECK_ERROR, dlq_record
 from agents.metrics import AppLabels, Metrics
-from agents.records import REJECTED_COUNTS, score_record, verdict_counts
+from agents.records import REJECTED_VECTOR, score_entry, score_record, verdict_vector
 from monitor.audit import has_failure
 from monitor.check import check_event
 from monitor.decode import decode_event
@@ -105,6 +105,7 @@ class CheckProcessor:
         # The last checked event of the batch carries the histograms' exemplars.
         self._last: tuple[str, float, float] | None = None
         self.checked_at = 0.0  # when the event the hooks see was counted (its score's time)
+        self._scores: dict[str, list[list[Any]]] = {}  # app → score entries of this batch
 
     def handle(self, raw: bytes | None, meta: RecordMeta) -> Outcome:
         started = time.perf_counter()
@@ -128,20 +129,8 @@ class CheckProcessor:
         event_time = _event_time(event, meta, now)
         failed = has_failure(verdict)
         self._count(verdict, app, duration, now - event_time)
-        self.emit(
-            "scores",
-            app.encode("utf-8"),
-            _json(
-                score_record(
-                    event_id=event.event_id,
-                    app=app,
-                    counts=verdict_counts(verdict),
-                    event_time=event_time,
-                    processed_at=now,
-                    failed=failed,
-                )
-            ),
-        )
+        entry = score_entry(event.event_id, event_time, now, failed, verdict_vector(verdict))
+        self._scores.setdefault(app, []).append(entry)
         audited = self.audit.offer(verdict, meta.source()) if self.audit is not None else None
         for hook in self.hooks:
             hook(event, verdict, meta)
@@ -165,7 +154,11 @@ class CheckProcessor:
         return Outcome("checked", event.event_id, app, verdict=verdict)
 
     def flush(self) -> None:
-        """End of a batch: counters and the exemplar-carrying observations to Prometheus."""
+        """End of a batch: one score record per app, counters and the exemplar-carrying
+        observations to Prometheus."""
+        scores, self._scores = self._scores, {}
+        for app, entries in scores.items():
+            self.emit("scores", app.encode("utf-8"), _json(score_record(app, entries)))
         if self._last is not None:
             event_id, duration, lag = self._last
             exemplar = {"event_id": event_id}
@@ -215,20 +208,9 @@ class CheckProcessor:
             ),
         )
         # Rejects count in the window too (the dlq_rate alert), without an id to dedup on.
-        self.emit(
-            "scores",
-            app.encode("utf-8"),
-            _json(
-                score_record(
-                    event_id=None,
-                    app=app,
-                    counts=REJECTED_COUNTS,
-                    event_time=meta.timestamp if meta.timestamp is not None else now,
-                    processed_at=now,
-                    failed=False,
-                )
-            ),
-        )
+        received = meta.timestamp if meta.timestamp is not None else now
+        entry = score_entry(None, received, now, False, REJECTED_VECTOR)
+        self._scores.setdefault(app, []).append(entry)
         self.counters.add(self.metrics.events, (app, "rejected"))
         self.counters.add(self.metrics.dlq, (rejection.reason,))
         self.processed["rejected"] += 1

@@ -1,18 +1,29 @@
-"""The compact per-answer record on the `scores` topic and the window counts it carries.
+"""Records on the `scores` topic: per-answer window counts, batched per app.
 
-A score record is JSON: `{"event_id", "app", "event_time", "processed_at", "failed", "counts"}`
-where `counts` maps COUNT_FIELDS names to integers. Sums of counts over a window give exactly the
-answer-level rates of monitor.scoring, pooled over events (ratio of sums, not mean of ratios),
-which is what `sum(rate(..))/sum(rate(..))` over the counters gives in Prometheus.
+A score record (version 2) carries every answer of one app from one check batch::
+
+    {"v": 2, "app": "search", "kind": "scores", "fields": [COUNT_FIELDS...],
+     "events": [[event_id, event_time, counted_at, failed, [counts...]], ...]}
+
+`counts` follows `fields` (trailing zeros left out), `counted_at` is when the check agent
+counted the answer (its window bucket), `event_id` is null for a rejected record. A judge
+correction (`kind: "judge"`) has the same shape: one entry per judged answer whose counts are
+the difference the judge's verdicts make to that answer's cheap counts (so they can be
+negative), placed in the answer's original bucket. Sums of counts over a window give exactly
+the answer-level rates of monitor.scoring, pooled over events (ratio of sums, not mean of
+ratios), which is what `sum(rate(..))/sum(rate(..))` over the counters gives in Prometheus.
+Version 1 records (one answer, `counts` as an object) are still read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from monitor.models import Verdict
+
+SCORE_VERSION = 2
 
 #: Order of the count vector stored in the windowed table (names of WindowFigures.from_counts).
 COUNT_FIELDS: tuple[str, ...] = (
@@ -29,86 +40,128 @@ COUNT_FIELDS: tuple[str, ...] = (
     "judge_errors",
 )
 _INDEX = {name: i for i, name in enumerate(COUNT_FIELDS)}
+REJECTED_VECTOR: tuple[int, ...] = (1, 1)
 
 
-def verdict_counts(verdict: Verdict) -> dict[str, int]:
-    """Numerators and denominators of one answer's rates, as monitor.scoring defines them:
-    decided = cited claims that are not `unverifiable`; unsupported (hallucinated) = claims with
-    no valid citation, or judged not_supported."""
+def verdict_vector(verdict: Verdict) -> list[int]:
+    """One answer's counts in COUNT_FIELDS order (up to unsupported_claims), as
+    monitor.scoring defines them: decided = cited claims that are not `unverifiable`;
+    unsupported (hallucinated) = claims with no valid citation, or judged not_supported."""
     valid_ids = {r.citation.index for r in verdict.citations if r.valid}
+    valid = sum(1 for r in verdict.citations if r.valid)
     cited = decided = supported = unsupported = 0
     for c in verdict.claims:
         v = c.support.verdict
-        if c.claim.cited:
+        indexes = c.claim.citation_indexes
+        if indexes:
             cited += 1
             if v != "unverifiable":
                 decided += 1
                 if v == "supported":
                     supported += 1
-        if not (set(c.claim.citation_indexes) & valid_ids) or v == "not_supported":
+        if v == "not_supported" or valid_ids.isdisjoint(indexes):
             unsupported += 1
-    return {
-        "events": 1,
-        "citations": len(verdict.citations),
-        "valid_citations": sum(1 for r in verdict.citations if r.valid),
-        "claims": len(verdict.claims),
-        "cited_claims": cited,
-        "decided_claims": decided,
-        "supported_claims": supported,
-        "unsupported_claims": unsupported,
-    }
+    citations = len(verdict.citations)
+    claims = len(verdict.claims)
+    return [1, 0, citations, valid, claims, cited, decided, supported, unsupported]
 
 
-REJECTED_COUNTS: dict[str, int] = {"events": 1, "rejected": 1}
+def verdict_counts(verdict: Verdict) -> dict[str, int]:
+    """`verdict_vector` by name (zeros left out except `events`)."""
+    vector = verdict_vector(verdict)
+    return {name: n for name, n in zip(COUNT_FIELDS, vector, strict=False) if n or name == "events"}
 
 
-def score_record(
-    *,
-    event_id: str | None,
-    app: str,
-    counts: Mapping[str, int],
-    event_time: float,
-    processed_at: float,
-    failed: bool,
-) -> dict[str, Any]:
-    return {
-        "event_id": event_id,
-        "app": app,
-        "event_time": round(event_time, 6),
-        "processed_at": round(processed_at, 6),
-        "failed": failed,
-        "counts": {k: v for k, v in counts.items() if v},
-    }
+def trimmed(vector: Sequence[int]) -> list[int]:
+    end = len(vector)
+    while end and not vector[end - 1]:
+        end -= 1
+    return list(vector[:end])
+
+
+def score_entry(
+    event_id: str | None, event_time: float, counted_at: float, failed: bool, vector: Sequence[int]
+) -> list[Any]:
+    return [
+        event_id,
+        round(event_time, 3),
+        round(counted_at, 6),
+        1 if failed else 0,
+        trimmed(vector),
+    ]
+
+
+def score_record(app: str, entries: list[list[Any]], kind: str = "scores") -> dict[str, Any]:
+    return {"v": SCORE_VERSION, "app": app, "kind": kind, "fields": COUNT_FIELDS, "events": entries}
 
 
 @dataclass(frozen=True, slots=True)
-class ScoreRecord:
+class ScoreEntry:
     event_id: str | None
-    app: str
+    event_time: float | None
+    counted_at: float | None
     failed: bool
     vector: tuple[int, ...]
 
 
-def parse_score_record(value: Any, key: str | None = None) -> ScoreRecord | None:
-    """Tolerant reader: None for anything that is not a score record (never raises)."""
+@dataclass(frozen=True, slots=True)
+class ScoreBatch:
+    app: str
+    kind: str  # scores | judge
+    entries: tuple[ScoreEntry, ...]
+
+
+def _number(x: Any) -> float | None:
+    return float(x) if isinstance(x, int | float) and not isinstance(x, bool) else None
+
+
+def _vector(names: Sequence[Any], values: Iterable[Any], negative: bool) -> tuple[int, ...]:
+    vector = [0] * len(COUNT_FIELDS)
+    for name, n in zip(names, values, strict=False):
+        i = _INDEX.get(name) if isinstance(name, str) else None
+        if i is None or not isinstance(n, int) or isinstance(n, bool):
+            continue
+        if n > 0 or (negative and n < 0):
+            vector[i] = n
+    return tuple(vector)
+
+
+def _entry(raw: Any, names: Sequence[Any], negative: bool) -> ScoreEntry | None:
+    if not isinstance(raw, list) or len(raw) < 5 or not isinstance(raw[4], list):
+        return None
+    event_id = raw[0] if isinstance(raw[0], str) and raw[0] else None
+    return ScoreEntry(
+        event_id, _number(raw[1]), _number(raw[2]), bool(raw[3]), _vector(names, raw[4], negative)
+    )
+
+
+def parse_score_record(value: Any, key: str | None = None) -> ScoreBatch | None:
+    """Tolerant reader: None for anything that is not a score record (never raises); entries
+    that do not parse are left out."""
     if not isinstance(value, Mapping):
         return None
-    counts = value.get("counts")
     app = value.get("app") or key
-    if not isinstance(counts, Mapping) or not isinstance(app, str) or not app:
+    if not isinstance(app, str) or not app:
         return None
-    vector = [0] * len(COUNT_FIELDS)
-    for name, n in counts.items():
-        i = _INDEX.get(name)
-        if i is not None and isinstance(n, int) and not isinstance(n, bool) and n > 0:
-            vector[i] = n
-    event_id = value.get("event_id")
-    return ScoreRecord(
-        event_id=event_id if isinstance(event_id, str) and event_id else None,
-        app=app,
-        failed=bool(value.get("failed")),
-        vector=tuple(vector),
-    )
+    counts = value.get("counts")
+    if isinstance(counts, Mapping):  # version 1: one answer
+        event_id = value.get("event_id")
+        entry = ScoreEntry(
+            event_id if isinstance(event_id, str) and event_id else None,
+            _number(value.get("event_time")),
+            _number(value.get("processed_at")),
+            bool(value.get("failed")),
+            _vector(list(counts), counts.values(), negative=False),
+        )
+        return ScoreBatch(app, "scores", (entry,))
+    kind = value.get("kind", "scores")
+    names, events = value.get("fields"), value.get("events")
+    if kind not in ("scores", "judge") or not isinstance(names, list):
+        return None
+    if not isinstance(events, list):
+        return None
+    entries = (_entry(e, names, negative=kind == "judge") for e in events)
+    return ScoreBatch(app, kind, tuple(e for e in entries if e is not None))
 
 
 def add_vectors(current: Sequence[int] | None, delta: Sequence[int]) -> list[int]:
@@ -122,3 +175,11 @@ def add_vectors(current: Sequence[int] | None, delta: Sequence[int]) -> list[int
 
 def vector_to_counts(vector: Sequence[int]) -> dict[str, int]:
     return {name: (vector[i] if i < len(vector) else 0) for i, name in enumerate(COUNT_FIELDS)}
+
+
+def event_ids(value: Any) -> list[str]:
+    """The answer ids a `scores` record counts (for tests and tools that read the topic)."""
+    batch = parse_score_record(value)
+    if batch is None or batch.kind != "scores":
+        return []
+    return [e.event_id for e in batch.entries if e.event_id is not None]

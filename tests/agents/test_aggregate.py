@@ -1,55 +1,44 @@
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 from aiokafka.partitioner import DefaultPartitioner
-from faust.windows import TumblingWindow
 
 from agents.aggregate import WindowAggregator, partition_for_app
-from agents.records import score_record
+from agents.dedup import SeenIds
+from agents.records import COUNT_FIELDS, add_vectors, score_entry, score_record
 from monitor.settings import load_settings
 from tests.agents.helpers import fresh_metrics, samples, value
 
 
-class FakeTable:
-    """The parts of a Faust tumbling table the aggregator uses, with a settable event time."""
+class FakeWindows:
+    """TableWindows without Faust: tumbling buckets keyed by (app, bucket start)."""
 
     def __init__(self, step: float) -> None:
-        self.window = TumblingWindow(step)
-        self.data: dict[Any, list[int]] = {}
-        self.now = 0.0
+        self.step = step
+        self.data: dict[tuple[str, float], list[int]] = {}
 
-    def get(self, key: Any, default: Any = None) -> Any:
-        return self.data.get(key, default)
+    def add(self, app: str, at: float, vector: list[int]) -> None:
+        key = (app, at - at % self.step)
+        self.data[key] = add_vectors(self.data.get(key), vector)
 
+    def get(self, app: str, at: float) -> list[int] | None:
+        return self.data.get((app, at - at % self.step))
 
-class FakeWindowSet:
-    def __init__(self, table: FakeTable, key: str) -> None:
-        self.table, self.key = table, key
-
-    def apply(self, op: Any, value: Any) -> None:
-        k = (self.key, self.table.window.current(self.table.now))
-        self.table.data[k] = op(self.table.data.get(k), value)
+    def apps(self) -> set[str]:
+        return {app for app, _ in self.data}
 
 
-class FakeWrapper:
-    def __init__(self, step: float) -> None:
-        self.table = FakeTable(step)
+class Stored:
+    """The dedup table: remembered entries by record key."""
 
-    def __getitem__(self, key: str) -> FakeWindowSet:
-        return FakeWindowSet(self.table, key)
-
-
-class FakeSeen:
     def __init__(self) -> None:
-        self.ids: set[str] = set()
+        self.entries: dict[str, Any] = {}
 
-    def check_and_mark(self, event_id: str) -> bool:
-        if event_id in self.ids:
-            return True
-        self.ids.add(event_id)
-        return False
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.entries[key] = value
 
 
 class FakeAlerting:
@@ -77,51 +66,43 @@ class Clock:
         return self.now
 
 
-def record(event_id: str | None, app: str, failed: bool = False, **counts: int) -> dict[str, Any]:
-    return score_record(
-        event_id=event_id,
-        app=app,
-        counts={"events": 1, **counts},
-        event_time=0,
-        processed_at=0,
-        failed=failed,
-    )
+def vec(**counts: int) -> list[int]:
+    return [counts.get(name, 0) for name in COUNT_FIELDS]
+
+
+def entry(event_id: str | None, at: float, failed: bool = False, **counts: int) -> list[Any]:
+    return score_entry(event_id, at, at, failed, vec(events=1, **counts))
+
+
+def batch(app: str, *entries: list[Any], kind: str = "scores") -> dict[str, Any]:
+    return json.loads(json.dumps(score_record(app, list(entries), kind)))
 
 
 def make(
     window: float = 300, step: float = 60, partitions: int = 4
-) -> tuple[WindowAggregator, FakeWrapper, Any, FakeAlerting, Clock]:
+) -> tuple[WindowAggregator, FakeWindows, Any, FakeAlerting, Clock]:
     settings = load_settings(window_seconds=window, window_step_seconds=step)
-    wrapper, metrics, alerting, clock = (
-        FakeWrapper(step),
-        fresh_metrics(),
-        FakeAlerting(),
-        Clock(0.0),
-    )
+    windows, metrics, alerting, clock = FakeWindows(step), fresh_metrics(), FakeAlerting(), Clock(0)
+    seen = SeenIds(Stored(), horizon=3600, max_ids=1000)
     agg = WindowAggregator(
         settings,
         metrics,
-        wrapper,
+        windows,
         partitions,
-        seen=FakeSeen(),
+        seen=seen,
         alerting=alerting,
         clock=clock,  # type: ignore[arg-type]
     )
     agg.sync_ownership(range(partitions))
-    return agg, wrapper, metrics, alerting, clock
-
-
-def at(wrapper: FakeWrapper, clock: Clock, t: float) -> None:
-    wrapper.table.now = t
-    clock.now = t
+    return agg, windows, metrics, alerting, clock
 
 
 def test_rolling_window_sums_the_last_buckets_only() -> None:
-    agg, wrapper, _, _, clock = make(window=300, step=60)
+    agg, _, _, _, clock = make(window=300, step=60)
     assert agg.n_buckets == 5
+    clock.now = 1300
     for t, eid in ((1000, "a"), (1100, "b"), (1290, "c")):
-        at(wrapper, clock, t)
-        agg.handle(record(eid, "search", citations=2, valid_citations=1))
+        agg.handle(batch("search", entry(eid, t, citations=2, valid_citations=1)))
     # At 1300 the window holds buckets starting at 1080..1260: "a" (bucket 960) is out.
     counts = agg.rolling("search", 1300)
     assert counts[:4] == [2, 0, 4, 2]
@@ -129,23 +110,45 @@ def test_rolling_window_sums_the_last_buckets_only() -> None:
     assert agg.rolling("search", 1800) == [0] * len(counts)
 
 
+def test_a_batch_costs_one_table_update_per_bucket() -> None:
+    agg, windows, _, _, clock = make(step=60)
+    updates: list[tuple[str, float]] = []
+    add = windows.add
+    windows.add = lambda app, at, v: (updates.append((app, at)), add(app, at, v))  # type: ignore[method-assign]
+    clock.now = 200
+    done = agg.handle(
+        batch("search", *(entry(f"e{i}", 170 + i, claims=1) for i in range(20))),
+        source="0:5",
+    )
+    assert (done.counted, done.duplicates) == (20, 0)
+    assert updates == [("search", 170), ("search", 180)]  # buckets 120 and 180
+    assert windows.data[("search", 120)][4] == 10 and windows.data[("search", 180)][4] == 10
+    assert agg.seen is not None
+    assert agg.seen.table.entries == {
+        "0:5": {"t": 200, "kind": "scores", "ids": [f"e{i}" for i in range(20)]}
+    }
+
+
 def test_publish_sets_ratio_gauges_and_drops_undefined_ones() -> None:
-    agg, wrapper, metrics, alerting, clock = make()
-    at(wrapper, clock, 500)
+    agg, _, metrics, alerting, clock = make()
+    clock.now = 500
     agg.handle(
-        record(
-            "e1",
+        batch(
             "search",
-            citations=4,
-            valid_citations=3,
-            claims=5,
-            cited_claims=4,
-            decided_claims=2,
-            supported_claims=1,
-            unsupported_claims=2,
+            entry(
+                "e1",
+                500,
+                citations=4,
+                valid_citations=3,
+                claims=5,
+                cited_claims=4,
+                decided_claims=2,
+                supported_claims=1,
+                unsupported_claims=2,
+            ),
         )
     )
-    agg.handle(record(None, "other", rejected=1))
+    agg.handle(batch("other", entry(None, 500, rejected=1)))
     exported = agg.publish(510)
     assert exported["search"] == {
         "events": 1,
@@ -164,23 +167,62 @@ def test_publish_sets_ratio_gauges_and_drops_undefined_ones() -> None:
     assert samples(metrics, "ragmon_validity_ratio") == {}
 
 
-def test_redelivered_score_records_are_not_counted_twice() -> None:
-    agg, wrapper, metrics, _, clock = make()
-    at(wrapper, clock, 100)
-    assert agg.handle(record("e1", "search", claims=2)) == "counted"
-    assert agg.handle(record("e1", "search", claims=2)) == "duplicate"
-    assert agg.handle(record(None, "search", rejected=1)) == "counted"  # no id: no dedup
-    assert agg.rolling("search", 100)[0] == 2
-    assert value(metrics, "ragmon_duplicate_events_total", app="search") == 1
-    assert agg.handle({"not": "a score record"}) == "ignored"
+def test_redelivered_answers_are_not_counted_twice() -> None:
+    agg, _, metrics, _, clock = make()
+    clock.now = 100
+    done = agg.handle(batch("search", entry("e1", 100, claims=2), entry("e1", 100, claims=2)))
+    assert (done.counted, done.duplicates) == (1, 1)  # twice in one batch
+    again = agg.handle(batch("search", entry("e1", 101, claims=2), entry(None, 101, rejected=1)))
+    assert (again.counted, again.duplicates) == (1, 1)  # no id: no dedup
+    assert agg.rolling("search", 101)[:5] == [2, 1, 0, 0, 2]
+    assert value(metrics, "ragmon_duplicate_events_total", app="search") == 2
+    assert agg.handle({"not": "a score record"}).ignored
+
+
+def test_the_dedup_index_is_rebuilt_from_the_stored_entries() -> None:
+    agg, _, _, _, clock = make()
+    clock.now = 100
+    agg.handle(batch("search", entry("e1", 100), entry("e2", 100)), source="1:7")
+    assert agg.seen is not None
+    stored = list(agg.seen.table.entries.values())
+    fresh = SeenIds(Stored(), horizon=3600, max_ids=1000)  # a new worker after recovery
+    assert fresh.rebuild(stored) == 2
+    assert fresh.seen("e1", 200) and not fresh.seen("e3", 200)
+    assert not fresh.seen("e1", 100 + 3601)  # beyond the horizon
+
+
+def test_judge_correction_replaces_the_cheap_verdicts_in_the_original_bucket() -> None:
+    agg, windows, _, _, clock = make(window=300, step=60)
+    clock.now = 130
+    cheap = vec(events=1, claims=4, cited_claims=3, decided_claims=2, supported_claims=1)
+    agg.handle(batch("search", score_entry("e1", 125, 125, False, cheap)))
+    # The judge says the unverifiable cited claim is supported and the cheap "supported"
+    # one is not: decided +1, supported +1 -1, unsupported +1.
+    delta = vec(decided_claims=1, unsupported_claims=1, judge_calls=2)
+    correction = batch("search", score_entry("e1", 0, 125, False, delta), kind="judge")
+    clock.now = 190  # judged a minute later: lands in the bucket of 125, not of 190
+    done = agg.handle(correction, source="0:9")
+    assert done.corrected == 1 and done.counted == 0
+    assert windows.data[("search", 120)] == add_vectors(cheap, delta)
+    assert ("search", 180) not in windows.data
+    counts = agg.rolling("search", 190)
+    assert counts[0] == 1  # still one event
+    assert agg.publish(190)["search"]["support"] == pytest.approx(1 / 3)
+    # Redelivered correction: applied once.
+    assert agg.handle(correction).duplicates == 1
+    assert agg.rolling("search", 190) == counts
+    # A correction for an answer whose bucket has left the window changes nothing.
+    clock.now = 1000
+    late = batch("search", score_entry("e2", 0, 125, False, delta), kind="judge")
+    assert agg.handle(late).stale == 1
 
 
 def test_apps_owned_by_another_worker_lose_their_series() -> None:
-    agg, wrapper, metrics, alerting, clock = make(partitions=4)
-    at(wrapper, clock, 100)
+    agg, _, metrics, alerting, clock = make(partitions=4)
+    clock.now = 100
     apps = ["search", "docs-qa", "support-bot", "billing"]
     for app in apps:
-        agg.handle(record(f"id-{app}", app, citations=1, valid_citations=1))
+        agg.handle(batch(app, entry(f"id-{app}", 100, citations=1, valid_citations=1)))
     agg.publish(100)
     assert {dict(k)["app"] for k in samples(metrics, "ragmon_window_events")} == set(apps)
     kept = {partition_for_app("search", 4)}
@@ -193,13 +235,13 @@ def test_apps_owned_by_another_worker_lose_their_series() -> None:
 
 
 def test_alert_rules_see_the_rolling_figures_at_most_once_a_second() -> None:
-    agg, wrapper, _, alerting, clock = make()
-    at(wrapper, clock, 100.0)
-    agg.handle(record("e1", "search", failed=True, claims=4, unsupported_claims=2))
+    agg, _, _, alerting, clock = make()
+    clock.now = 100.0
+    agg.handle(batch("search", entry("e1", 100, True, claims=4, unsupported_claims=2)))
     clock.now = 100.5
-    agg.handle(record("e2", "search", failed=True, claims=4, unsupported_claims=2))
+    agg.handle(batch("search", entry("e2", 100.5, True, claims=4, unsupported_claims=2)))
     clock.now = 101.2
-    agg.handle(record("e3", "search", claims=2))
+    agg.handle(batch("search", entry("e3", 101.2, claims=2)))
     assert len(alerting.observed) == 2
     figures, examples = alerting.observed[-1]
     assert figures.app == "search" and figures.events == 3

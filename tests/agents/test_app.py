@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
@@ -66,12 +67,11 @@ async def test_check_agent_through_faust_test_context() -> None:
 
 
 async def test_aggregate_agent_through_faust_test_context() -> None:
+    from agents.records import score_entry, score_record
+
     rapp = create_app(settings())
-    record = {
-        "event_id": "e1",
-        "app": "search",
-        "counts": {"events": 1, "claims": 4, "cited_claims": 3, "unsupported_claims": 1},
-    }
+    counts = [1, 0, 0, 0, 4, 3, 0, 0, 1]
+    record = score_record("search", [score_entry("e1", 1.0, time.time(), False, counts)])
     async with rapp.faust.agents["ragmon.aggregate"].test_context() as agent:
         await agent.put(json.dumps(record).encode(), key=b"search")
         await agent.put(json.dumps(record).encode(), key=b"search")  # redelivered
@@ -85,6 +85,14 @@ async def test_aggregate_agent_through_faust_test_context() -> None:
     assert exported["search"]["validity"] is None
     assert samples(rapp.metrics, "ragmon_validity_ratio") == {}
     assert value(rapp.metrics, "ragmon_duplicate_events_total", app="search") == 1
+    # One dedup entry (one changelog write) for the record, rebuilt into the index on recovery.
+    seen = rapp.aggregator.seen
+    assert seen is not None
+    stored = list(seen.table.table.data.values())
+    assert [v["ids"] for v in stored] == [["e1"]]
+    seen.index = {kind: {} for kind in seen.KINDS}
+    await seen.table.table.call_recover_callbacks()
+    assert seen.seen("e1", time.time())
 
 
 async def test_judge_wiring_samples_checked_answers_into_judge_requests() -> None:

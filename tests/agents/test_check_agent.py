@@ -78,11 +78,36 @@ def test_a_checked_event_is_counted_scored_and_audited(processor: Any) -> None:
     assert value(m, "ragmon_event_lag_seconds_count") == 1
     assert value(m, "ragmon_event_lag_seconds_sum") == 0
     ((key, record),) = capture.scores
-    assert key == b"search"
-    assert record["event_id"] == "e1" and record["failed"] is True
-    assert record["counts"]["unsupported_claims"] == 3
-    assert record["event_time"] == 1700000000.0 and record["processed_at"] == 1010.0
+    assert key == b"search" and record["app"] == "search" and record["kind"] == "scores"
+    # id, event time, counted at, failed, counts (COUNT_FIELDS order, trailing zeros cut)
+    assert record["events"] == [["e1", 1700000000.0, 1010.0, 1, [1, 0, 3, 2, 5, 4, 3, 1, 3]]]
+    assert record["fields"][:9] == [
+        "events",
+        "rejected",
+        "citations",
+        "valid_citations",
+        "claims",
+        "cited_claims",
+        "decided_claims",
+        "supported_claims",
+        "unsupported_claims",
+    ]
     assert len(capture.audit) == 1 and capture.dlq == []
+
+
+def test_a_batch_sends_one_score_record_per_app(processor: Any) -> None:
+    proc, capture, m = processor
+    for i, app in enumerate(("search", "docs-qa", "search", "search")):
+        proc.handle(event(f"b{i}", app=app), meta(offset=i))
+    proc.handle(b"{bad", meta(offset=9))
+    assert capture.scores == []  # nothing before the end of the batch
+    proc.flush()
+    by_app = {key: [e[0] for e in record["events"]] for key, record in capture.scores}
+    assert by_app == {b"search": ["b0", "b2", "b3"], b"docs-qa": ["b1"], b"other": [None]}
+    assert value(m, "ragmon_events_total", app="search", outcome="checked") == 3
+    assert value(m, "ragmon_check_duration_seconds_count") == 4
+    proc.flush()  # an empty batch sends nothing more
+    assert len(capture.scores) == 3
 
 
 def test_lag_falls_back_to_the_record_timestamp(processor: Any) -> None:
@@ -138,8 +163,7 @@ def test_bad_records_go_to_the_dlq_and_the_stream_goes_on(
     assert value(m, "ragmon_events_total", app="other", outcome="rejected") == 1
     # The window counts the reject (the dlq_rate alert) without an id to dedup on.
     ((app, record),) = capture.scores
-    assert app == b"other" and record["event_id"] is None
-    assert record["counts"] == {"events": 1, "rejected": 1}
+    assert app == b"other" and record["events"] == [[None, 1000.0, 1010.0, 0, [1, 1]]]
     assert proc.handle(event("after"), meta(offset=12)).kind == "checked"
 
 

@@ -1,12 +1,21 @@
 from __future__ import annotations
 
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+
 from agents.records import (
     COUNT_FIELDS,
     add_vectors,
+    event_ids,
     parse_score_record,
+    score_entry,
     score_record,
+    trimmed,
     vector_to_counts,
     verdict_counts,
+    verdict_vector,
 )
 from tests.agents.helpers import mixed_verdict, verdict
 
@@ -25,43 +34,103 @@ def test_verdict_counts_follow_the_scoring_definitions() -> None:
         "supported_claims": 1,
         "unsupported_claims": 3,
     }
+    assert verdict_vector(mixed_verdict()) == [1, 0, 3, 2, 5, 4, 3, 1, 3]
 
 
 def test_verdict_counts_of_an_answer_without_citations_or_claims() -> None:
-    counts = verdict_counts(verdict())
-    assert counts["events"] == 1
-    assert sum(counts.values()) == 1
+    assert verdict_counts(verdict()) == {"events": 1}
+    assert trimmed(verdict_vector(verdict())) == [1]
 
 
-def test_score_record_round_trips_to_a_vector() -> None:
-    record = score_record(
-        event_id="e1",
-        app="search",
-        counts=verdict_counts(mixed_verdict()),
-        event_time=10.0,
-        processed_at=12.5,
-        failed=True,
+def test_a_batch_record_round_trips_through_json() -> None:
+    entries = [
+        score_entry("e1", 10.0, 12.5, True, verdict_vector(mixed_verdict())),
+        score_entry(None, 11.0, 12.6, False, (1, 1)),
+    ]
+    record = json.loads(json.dumps(score_record("search", entries)))
+    assert record["events"][0] == ["e1", 10.0, 12.5, 1, [1, 0, 3, 2, 5, 4, 3, 1, 3]]
+    batch = parse_score_record(record)
+    assert batch is not None and batch.app == "search" and batch.kind == "scores"
+    first, reject = batch.entries
+    assert (first.event_id, first.event_time, first.counted_at, first.failed) == (
+        "e1",
+        10.0,
+        12.5,
+        True,
     )
-    assert "rejected" not in record["counts"]  # zeros are left out
-    parsed = parse_score_record(record)
-    assert parsed is not None
-    assert parsed.event_id == "e1" and parsed.app == "search" and parsed.failed
-    assert vector_to_counts(parsed.vector)["unsupported_claims"] == 3
-    assert len(parsed.vector) == len(COUNT_FIELDS)
+    assert vector_to_counts(first.vector)["unsupported_claims"] == 3
+    assert len(first.vector) == len(COUNT_FIELDS)
+    assert reject.event_id is None and vector_to_counts(reject.vector)["rejected"] == 1
+    assert event_ids(record) == ["e1"]
+
+
+def test_fields_name_the_counts_so_a_reordered_or_newer_writer_is_read_right() -> None:
+    record = {
+        "v": 2,
+        "app": "a",
+        "fields": ["claims", "events", "from_the_future"],
+        "events": [["e1", 1, 2, 0, [4, 1, 9]]],
+    }
+    batch = parse_score_record(record)
+    assert batch is not None
+    assert vector_to_counts(batch.entries[0].vector) == {
+        **dict.fromkeys(COUNT_FIELDS, 0),
+        "claims": 4,
+        "events": 1,
+    }
+
+
+def test_judge_corrections_may_be_negative_scores_may_not() -> None:
+    fields = ["events", "supported_claims", "decided_claims"]
+    entry = ["e1", None, 5.0, 0, [0, -1, 1]]
+    judge = parse_score_record({"app": "a", "kind": "judge", "fields": fields, "events": [entry]})
+    scores = parse_score_record({"app": "a", "fields": fields, "events": [entry]})
+    assert judge is not None and scores is not None
+    assert vector_to_counts(judge.entries[0].vector)["supported_claims"] == -1
+    assert vector_to_counts(scores.entries[0].vector)["supported_claims"] == 0
+    assert event_ids({"app": "a", "kind": "judge", "fields": fields, "events": [entry]}) == []
+
+
+def test_version_1_records_are_still_read() -> None:
+    v1 = {
+        "event_id": "e1",
+        "app": "x",
+        "processed_at": 3.0,
+        "failed": True,
+        "counts": {"events": 1},
+    }
+    batch = parse_score_record(v1)
+    assert batch is not None and batch.entries[0].event_id == "e1"
+    assert batch.entries[0].counted_at == 3.0 and batch.entries[0].failed
 
 
 def test_parse_score_record_is_tolerant() -> None:
     assert parse_score_record(None) is None
     assert parse_score_record([1, 2]) is None
-    assert parse_score_record({"app": "x"}) is None  # no counts
+    assert parse_score_record({"app": "x"}) is None  # no counts, no fields
     assert parse_score_record({"counts": {}}) is None  # no app, no key
+    assert parse_score_record({"app": "x", "kind": "other", "fields": [], "events": []}) is None
     keyed = parse_score_record({"counts": {"events": 1}}, key="docs")
-    assert keyed is not None and keyed.app == "docs" and keyed.event_id is None
+    assert keyed is not None and keyed.app == "docs" and keyed.entries[0].event_id is None
     odd = parse_score_record(
         {"app": "a", "counts": {"events": 2, "unknown": 5, "claims": -1, "citations": True}}
     )
     assert odd is not None
-    assert vector_to_counts(odd.vector) == {**dict.fromkeys(COUNT_FIELDS, 0), "events": 2}
+    assert vector_to_counts(odd.entries[0].vector) == {
+        **dict.fromkeys(COUNT_FIELDS, 0),
+        "events": 2,
+    }
+    broken = parse_score_record(
+        {"app": "a", "fields": ["events"], "events": [["ok", 1, 2, 0, [1]], "junk", [1, 2], None]}
+    )
+    assert broken is not None and [e.event_id for e in broken.entries] == ["ok"]
+
+
+@given(st.lists(st.integers(-5, 5), max_size=12))
+def test_trimmed_drops_only_trailing_zeros(vector: list[int]) -> None:
+    out = trimmed(vector)
+    assert out == vector[: len(out)] and not any(vector[len(out) :])
+    assert not out or out[-1] != 0
 
 
 def test_add_vectors() -> None:
