@@ -102,21 +102,29 @@ def signals(claim_text: str, evidence_texts: Sequence[str]) -> Signals:
         missing_names = 0
     # a one-word claim has no phrase to match
     phrase = shared_bigrams(terms, indexes) / len(terms.bigrams) if terms.bigrams else coverage
-    missing_numbers = tuple(
-        m.raw for m in terms.numbers if not any(ev.has_number(m) for ev in indexes)
-    )
-    missing_ids = tuple(
-        name for name in terms.identifiers if not any(ev.mentions(name) for ev in indexes)
-    )
-    return Signals(
-        coverage=coverage,
-        phrase=phrase,
-        missing_numbers=missing_numbers,
-        missing_identifiers=missing_ids,
-        missing_names=missing_names,
-        identifiers=len(terms.identifiers),
-        numbers=len(terms.numbers),
-        terms=len(terms.terms),
+    # most claims cite one text and name no code symbol: no generator or any() for them
+    if len(indexes) == 1:
+        only = indexes[0]
+        missing_numbers = tuple(m.raw for m in terms.numbers if not only.has_number(m))
+        missing_ids = (
+            tuple(n for n in terms.identifiers if not only.mentions(n)) if terms.identifiers else ()
+        )
+    else:
+        missing_numbers = tuple(
+            m.raw for m in terms.numbers if not any(ev.has_number(m) for ev in indexes)
+        )
+        missing_ids = tuple(
+            name for name in terms.identifiers if not any(ev.mentions(name) for ev in indexes)
+        )
+    return Signals(  # positional: keyword arguments cost a frozen dataclass a third more
+        coverage,
+        phrase,
+        missing_numbers,
+        missing_ids,
+        missing_names,
+        len(terms.identifiers),
+        len(terms.numbers),
+        len(terms.terms),
     )
 
 
@@ -161,6 +169,13 @@ def _band(score: float, kind: str, number_missing: bool) -> tuple[ClaimVerdict, 
 
 
 def _evidence_texts(results: Sequence[CitationResult]) -> list[str]:
+    if len(results) == 1:  # the usual claim: one citation
+        r = results[0]
+        if r.citation.format == "json_path":
+            only = str(r.value) if r.value is not None else ""
+        else:
+            only = r.cited_text or ""
+        return [only] if only else []
     texts = []
     for r in results:
         if r.citation.format == "json_path":
