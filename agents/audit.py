@@ -1,5 +1,11 @@
 """The audit trail: verdict records of sampled and failing answers, to the `audit` topic and as
-structlog JSON lines to a rotating file (or stdout), with optional redaction of texts."""
+structlog JSON lines to a rotating file (or stdout), with optional redaction of texts.
+
+Every failing answer is audited (most of a typical stream), so the record is lean by default:
+the verdict record without the resolved evidence (`cited_text` is optional in
+verdict.schema.json; RAGMON_AUDIT_CITED_TEXT_CHARS keeps up to that many characters of it).
+The record's `source` (topic, partition, offset) leads back to the answer and its documents.
+"""
 
 from __future__ import annotations
 
@@ -17,7 +23,7 @@ from agents.metrics import Metrics
 from monitor.audit import Redactor, audit_reason
 from monitor.models import Verdict
 from monitor.settings import Settings
-from monitor.verdict_io import verdict_to_dict
+from monitor.verdict_io import claim_to_dict, scores_to_dict, verdict_to_dict
 
 #: A record must fit in one Kafka message (1 MB by default) with room for headers.
 MAX_RECORD_BYTES = 900_000
@@ -65,8 +71,42 @@ def _dumps(obj: Any, **kwargs: Any) -> str:
     return text
 
 
+def lean_verdict_dict(verdict: Verdict) -> dict[str, Any]:
+    """`verdict_to_dict` without `cited_text` (built directly: it runs for most answers)."""
+    out: dict[str, Any] = {
+        "event_id": verdict.event_id,
+        "error": verdict.error,
+        "citations": [
+            {
+                "index": r.citation.index,
+                "raw": r.citation.raw,
+                "format": r.citation.format,
+                "doc_id": r.doc_id,
+                "status": r.status,
+                "error": r.error,
+            }
+            for r in verdict.citations
+        ],
+        "claims": [claim_to_dict(c) for c in verdict.claims],
+        "scores": scores_to_dict(verdict.scores),
+        "sampled_for_judge": verdict.sampled_for_judge,
+        "judge": verdict.judge,
+    }
+    if verdict.app is not None:
+        out["app"] = verdict.app
+    if verdict.error_detail is not None:
+        out["error_detail"] = verdict.error_detail
+    if verdict.notes:
+        out["notes"] = list(verdict.notes)
+    return out
+
+
 def encode_record(record: dict[str, Any]) -> bytes:
-    return _dumps(record, separators=(",", ":")).encode("utf-8")
+    text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: ASCII escapes instead
+        return json.dumps(record, separators=(",", ":")).encode("ascii")
 
 
 def _fit(record: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
@@ -95,6 +135,7 @@ class AuditTrail:
         logger: Any = None,
     ) -> None:
         self.sample_rate = settings.audit_sample_rate
+        self.cited_text_chars = settings.audit_cited_text_chars
         try:
             self.redactor = Redactor.from_setting(settings.redact)
         except ValueError as exc:
@@ -110,7 +151,10 @@ class AuditTrail:
         reason = audit_reason(verdict, self.sample_rate)
         if reason is None:
             return None
-        record = verdict_to_dict(verdict)
+        if self.cited_text_chars:
+            record = verdict_to_dict(verdict, self.cited_text_chars)
+        else:
+            record = lean_verdict_dict(verdict)
         record["audit_reason"] = reason
         record["source"] = source
         record["audited_at"] = round(time.time(), 6)

@@ -146,6 +146,9 @@ class Settings(BaseSettings):
     audit_sample_rate: float = Field(default=0.01, ge=0, le=1)
     #: RAGMON_AUDIT_LOG: file for audit JSON lines ("-" = stdout, empty = off).
     audit_log: str = ""
+    #: RAGMON_AUDIT_CITED_TEXT_CHARS: resolved evidence kept per citation in audit records
+    #: (0 = left out: the record's source offsets lead to the answer and its documents).
+    audit_cited_text_chars: int = Field(default=0, ge=0)
     #: RAGMON_REDACT: comma-separated regexes (or "email", "phone") redacted in audit texts.
     redact: str = ""
     #: RAGMON_DLQ_MAX_VALUE_BYTES: original bytes kept in a dead letter (larger: truncated,

@@ -122,3 +122,34 @@ def test_audit_log_file_gets_one_json_line_per_record(tmp_path: Any) -> None:
     assert record["event_id"] == "evt-9" and record["audit_reason"] == "failure"
     assert record["source"] == {"topic": "t", "partition": 0, "offset": 3}
     assert "logged_at" in record
+
+
+def test_audit_records_leave_the_evidence_out_unless_asked() -> None:
+    source = {"topic": "ragmon.answers", "partition": 0, "offset": 1}
+    lean, full = Sent(), Sent()
+    AuditTrail(load_settings(), None, send=lean).offer(mixed_verdict("e1"), source)
+    AuditTrail(load_settings(audit_cited_text_chars=3), None, send=full).offer(
+        mixed_verdict("e1"), source
+    )
+    record = lean.records[0][1]
+    assert [sorted(c) for c in record["citations"]] == [
+        ["doc_id", "error", "format", "index", "raw", "status"]
+    ] * 3
+    assert [c["status"] for c in record["citations"]] == ["valid", "valid", "invalid"]
+    # Otherwise the same verdict record as the offline checks write.
+    from monitor.verdict_io import verdict_to_dict
+
+    expected = verdict_to_dict(mixed_verdict("e1"))
+    for c in expected["citations"]:
+        del c["cited_text"]
+    assert {
+        k: v for k, v in record.items() if k not in ("audit_reason", "source", "audited_at")
+    } == (expected)
+    assert [c["cited_text"] for c in full.records[0][1]["citations"]] == ["te…"] * 3
+
+
+def test_lone_surrogates_are_escaped_not_fatal() -> None:
+    from agents.audit import encode_record
+
+    assert encode_record({"text": "a\ud800b"}) == b'{"text":"a\\ud800b"}'
+    assert encode_record({"text": "café"}) == '{"text":"café"}'.encode()
