@@ -1,5 +1,8 @@
 """The judge agent: consumes `judge-requests`, calls the LLM with bounded concurrency, publishes
-to `verdicts`, counts claims under tier `judge`, keeps canary agreement gauges, feeds the audit.
+to `verdicts`, counts claims under tier `judge`, keeps canary agreement gauges, feeds the audit,
+and sends the windows a correction on `scores` (keyed by app): per judged answer, the change
+its judge verdicts make to the cheap counts, in the bucket where the answer was counted
+(`created_at` of the request), so a judge verdict replaces the cheap one instead of adding to it.
 
 `submit` never awaits: a full queue drops the request and counts it (`judge_dropped_total
 {reason="queue_full"}`), so neither the Faust consumer nor the check path waits on the LLM.
@@ -25,6 +28,7 @@ import structlog
 
 from agents.canary import cheap_canary_hook
 from agents.metrics import Metrics
+from agents.records import judge_delta, score_entry, score_record
 from monitor.judge.answer import AgreementWindow, says_supported
 from monitor.judge.client import AnswerOutcome, JudgeClient
 from monitor.judge.config import JudgeConfig
@@ -75,6 +79,7 @@ class JudgeRunner:
         queue_size: int = 100,
         publish: Publish | None = None,
         audit: Publish | None = None,
+        correct: Publish | None = None,
         app_label: Callable[[str | None], str] | None = None,
         canary_window: int = 200,
     ) -> None:
@@ -84,6 +89,7 @@ class JudgeRunner:
         self.queue: asyncio.Queue[JudgeRequest] = asyncio.Queue(maxsize=queue_size)
         self.publish = publish
         self.audit = audit
+        self.correct = correct
         self.app_label = app_label or (lambda app: app or "other")
         self.judge_agreement = AgreementWindow(canary_window)
         self.max_depth = 0  # highest queue depth seen (benchmarks report it)
@@ -162,6 +168,10 @@ class JudgeRunner:
             self._canary(app, request, record)
         if self.publish is not None:
             await self.publish(record)
+        if self.correct is not None and request.created_at and record["claims"]:
+            delta = judge_delta(record["claims"])
+            entry = score_entry(request.event_id, 0.0, request.created_at, False, delta)
+            await self.correct(score_record(app, [entry], kind="judge"))
         if self.audit is not None:
             await self.audit({"reason": "judge", **record})
             self.metrics.audit_records.labels(reason="judge").inc()
@@ -183,6 +193,7 @@ def build_judge_runner(
     *,
     publish: Publish | None = None,
     audit: Publish | None = None,
+    correct: Publish | None = None,
     client: Any = None,
 ) -> JudgeRunner:
     """A runner configured from the settings object (budgets enforced on real calls too)."""
@@ -200,6 +211,7 @@ def build_judge_runner(
         queue_size=settings.judge_queue_size,
         publish=publish,
         audit=audit,
+        correct=correct,
         app_label=app_label,
     )
 
@@ -211,6 +223,17 @@ def topic_publisher(topic: Any) -> Publish:
     async def send(record: dict[str, Any]) -> None:
         key = str(record.get("event_id") or "").encode()
         await topic.send(key=key, value=json.dumps(record, ensure_ascii=False).encode())
+
+    return send
+
+
+def score_publisher(topic: Any) -> Publish:
+    """Publish score records (judge corrections) to `scores` as JSON bytes, keyed by app like
+    the check agent's, so they reach the partition that owns the app's window."""
+
+    async def send(record: dict[str, Any]) -> None:
+        key = str(record["app"]).encode()
+        await topic.send(key=key, value=json.dumps(record, separators=(",", ":")).encode())
 
     return send
 

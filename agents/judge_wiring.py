@@ -12,7 +12,12 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from agents.judge_agent import attach_judge_agent, build_judge_runner, topic_publisher
+from agents.judge_agent import (
+    attach_judge_agent,
+    build_judge_runner,
+    score_publisher,
+    topic_publisher,
+)
 from agents.metrics import AppLabels
 from monitor.judge.plan import plan_judge_request
 from monitor.models import AnswerEvent, Verdict
@@ -53,6 +58,7 @@ def install_judge(rapp: RagmonApp, labels: AppLabels, client: Any = None) -> Non
         labels,
         publish=topic_publisher(rapp.channels["verdicts"]),
         audit=topic_publisher(rapp.channels["audit_json"]),
+        correct=score_publisher(rapp.channels["scores"]),
         client=client,
     )
     attach_judge_agent(rapp.faust, runner, rapp.channels["judge-requests"])

@@ -92,7 +92,13 @@ def score_entry(
 
 
 def score_record(app: str, entries: list[list[Any]], kind: str = "scores") -> dict[str, Any]:
-    return {"v": SCORE_VERSION, "app": app, "kind": kind, "fields": COUNT_FIELDS, "events": entries}
+    return {
+        "v": SCORE_VERSION,
+        "app": app,
+        "kind": kind,
+        "fields": list(COUNT_FIELDS),
+        "events": entries,
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +168,44 @@ def parse_score_record(value: Any, key: str | None = None) -> ScoreBatch | None:
         return None
     entries = (_entry(e, names, negative=kind == "judge") for e in events)
     return ScoreBatch(app, kind, tuple(e for e in entries if e is not None))
+
+
+def _judged(verdict: str) -> tuple[int, int, int]:
+    """(decided, supported, unsupported) of a claim with a valid citation."""
+    return (
+        int(verdict != "unverifiable"),
+        int(verdict == "supported"),
+        int(verdict == "not_supported"),
+    )
+
+
+_JUDGED_FIELDS = (
+    _INDEX["decided_claims"],
+    _INDEX["supported_claims"],
+    _INDEX["unsupported_claims"],
+)
+
+
+def judge_delta(claims: Iterable[Mapping[str, Any]]) -> list[int]:
+    """What a judge record's claim entries change in their answer's window counts.
+
+    A judged claim has a valid citation (monitor.judge.request judges no other), so it counts
+    as cited, decided unless `unverifiable`, supported when `supported` and unsupported only
+    when `not_supported`, whichever tier said it: the judge's verdict replaces the cheap one in
+    those three counts. A claim the judge could not answer (verdict null) keeps its cheap
+    verdict. Every judged claim counts in judge_calls, each failed one in judge_errors.
+    """
+    delta = [0] * len(COUNT_FIELDS)
+    for claim in claims:
+        delta[_INDEX["judge_calls"]] += 1
+        if claim.get("outcome") != "ok":
+            delta[_INDEX["judge_errors"]] += 1
+        new, old = claim.get("verdict"), claim.get("cheap_verdict")
+        if new is None or old is None or new == old:
+            continue
+        for i, now, before in zip(_JUDGED_FIELDS, _judged(new), _judged(old), strict=True):
+            delta[i] += now - before
+    return delta
 
 
 def add_vectors(current: Sequence[int] | None, delta: Sequence[int]) -> list[int]:
