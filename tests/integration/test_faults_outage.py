@@ -34,11 +34,18 @@ pytestmark = pytest.mark.integration
 
 BEFORE, AFTER = 120, 60  # events before the outage, new events after it
 LOG_INTERVAL = 30.0  # agents.runner.quiet_client_logs: one line per message per interval
-TABLES = ("ragmon-window", "ragmon-seen", "ragmon-alert-state")
 
 
 def _broker_up(worker: WorkerProcess) -> float | None:
     return worker.metrics().get(("ragmon_broker_up", frozenset()))
+
+
+def _changelog_topics(settings: Any) -> list[str]:
+    """The changelog topics of the worker's tables, as the app factory declares them."""
+    from agents.app import create_app
+
+    app = create_app(settings.model_copy(update={"metrics_port": 0})).faust
+    return sorted(table.changelog_topic.get_topic_name() for table in app.tables.values())
 
 
 def _restore_topics(bootstrap: str, ns: Namespace, partitions: int = 4) -> None:
@@ -49,8 +56,7 @@ def _restore_topics(bootstrap: str, ns: Namespace, partitions: int = 4) -> None:
 
     settings = load_settings(bootstrap_servers=bootstrap, topic_prefix=ns.prefix, app_id=ns.app_id)
     specs = dict(topic_specs(settings))
-    for table in TABLES:
-        name = f"{ns.app_id}-{table}-changelog"
+    for name in _changelog_topics(settings):
         specs[name] = TopicSpec(name, name, partitions)
     asyncio.run(ensure_topics(settings, client_kwargs(settings), specs))
 
