@@ -181,6 +181,7 @@ def _summary(lags: list[float]) -> dict[str, Any]:
         "events": len(lags),
         "median_s": statistics.median(lags) if lags else None,
         "p95_s": lags[int(len(lags) * 0.95) - 1] if lags else None,
+        "p99_s": lags[max(0, int(len(lags) * 0.99) - 1)] if lags else None,  # issue 6 asks p99
     }
 
 
