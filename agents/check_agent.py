@@ -28,7 +28,13 @@ from agents.counting import BatchCounters
 from agents.dedup import RecentIds
 from agents.dlq import CHECK_ERROR, dlq_record
 from agents.metrics import AppLabels, Metrics
-from agents.records import REJECTED_VECTOR, score_entry, score_record, verdict_vector
+from agents.records import (
+    COUNT_FIELDS,
+    REJECTED_VECTOR,
+    score_entry,
+    score_record,
+    verdict_vector,
+)
 from monitor.audit import has_failure
 from monitor.check import check_event
 from monitor.decode import decode_event
@@ -39,6 +45,18 @@ log = structlog.get_logger("ragmon.check")
 
 # Exemplar label values are limited (128 characters for all of them together).
 _EXEMPLAR_ID_CHARS = 100
+
+#: ragmon_claim_counts_total{kind}: the window counts behind support, hallucination, coverage.
+CLAIM_COUNT_KINDS: tuple[tuple[str, int], ...] = tuple(
+    (kind, COUNT_FIELDS.index(field))
+    for kind, field in (
+        ("claims", "claims"),
+        ("cited", "cited_claims"),
+        ("decided", "decided_claims"),
+        ("supported", "supported_claims"),
+        ("hallucinated", "unsupported_claims"),
+    )
+)
 
 #: (topic role, key, value) → None. Buffered; the caller publishes after the batch.
 Emit = Callable[[str, bytes | None, bytes], None]
@@ -128,8 +146,9 @@ class CheckProcessor:
         duration = time.perf_counter() - started
         event_time = _event_time(event, meta, now)
         failed = has_failure(verdict)
-        self._count(verdict, app, duration, now - event_time)
-        entry = score_entry(event.event_id, event_time, now, failed, verdict_vector(verdict))
+        vector = verdict_vector(verdict)
+        self._count(verdict, vector, app, duration, now - event_time)
+        entry = score_entry(event.event_id, event_time, now, failed, vector)
         self._scores.setdefault(app, []).append(entry)
         audited = self.audit.offer(verdict, meta.source()) if self.audit is not None else None
         for hook in self.hooks:
@@ -167,7 +186,9 @@ class CheckProcessor:
             self._last = None
         self.counters.flush()
 
-    def _count(self, verdict: Verdict, app: str, duration: float, lag: float) -> None:
+    def _count(
+        self, verdict: Verdict, vector: list[int], app: str, duration: float, lag: float
+    ) -> None:
         m, add = self.metrics, self.counters.add
         event_id = verdict.event_id[:_EXEMPLAR_ID_CHARS]
         add(m.events, (app, "checked"))
@@ -178,6 +199,8 @@ class CheckProcessor:
                 add(m.citation_errors, (app, r.error))
         for c in verdict.claims:
             add(m.claims, (app, c.support.verdict, c.support.tier))
+        for kind, i in CLAIM_COUNT_KINDS:
+            add(m.claim_counts, (app, kind), vector[i])
         lag = max(0.0, lag)
         if self._last is not None:  # the previous one goes in without an exemplar
             m.check_duration.observe(self._last[1])

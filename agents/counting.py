@@ -41,9 +41,8 @@ class BatchCounters:
     def flush(self) -> None:
         pending, exemplars = self._pending, self._exemplars
         self._pending, self._exemplars = {}, {}
-        for key, n in pending.items():
-            if n:
-                self.child(*key).inc(n, exemplar=exemplars.get(key))
+        for key, n in pending.items():  # zeros too: a ratio's series exist from the start
+            self.child(*key).inc(n, exemplar=exemplars.get(key))
 
     def __len__(self) -> int:
         return len(self._pending)

@@ -117,19 +117,25 @@ def build_dashboard(rules: tuple[AlertRule, ...]) -> dict[str, Any]:
         "Citation validity (counters, all workers)",
         [(f"{valid} / {_rate('ragmon_citations_total', 'app', _APP)}", "{{app}}")],
         ratio=True,
+        w=6,
         thresholds=_threshold(rules, "validity"),
         description="Valid citations / citations, summed over every worker.",
     )
-    supported = _rate("ragmon_claims_total", "app", 'verdict="supported"', _APP)
-    decided = _rate(
-        "ragmon_claims_total", "app", 'verdict=~"supported|partially_supported|not_supported"', _APP
-    )
-    lay.panel(
-        "Supported share of decided claim verdicts (counters)",
-        [(f"{supported} / {decided}", "{{app}}")],
-        ratio=True,
-        description="supported / (supported + partially + not supported) over every worker; uncited claims count as not supported here, unlike the support figure of the alerts.",
-    )
+    for figure, title, (num, den) in (
+        ("support", "Claim support", ("supported", "decided")),
+        ("hallucination", "Hallucination", ("hallucinated", "claims")),
+        ("coverage", "Citation coverage", ("cited", "claims")),
+    ):
+        numerator = _rate("ragmon_claim_counts_total", "app", f'kind="{num}"', _APP)
+        denominator = _rate("ragmon_claim_counts_total", "app", f'kind="{den}"', _APP)
+        lay.panel(
+            f"{title} (counters, all workers)",
+            [(f"{numerator} / {denominator}", "{{app}}")],
+            ratio=True,
+            w=6,
+            thresholds=_threshold(rules, figure),
+            description=f"{num} / {den} claims (cheap tier), summed over every worker: what the {figure} alert reads.",
+        )
     for figure, title in (
         ("validity", "Validity"),
         ("support", "Support"),

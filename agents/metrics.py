@@ -45,6 +45,7 @@ class Metrics:
     citations: Counter
     citation_errors: Counter
     claims: Counter
+    claim_counts: Counter
     dlq: Counter
     check_duration: Histogram
     event_lag: Histogram
@@ -104,6 +105,13 @@ def build_metrics(registry: CollectorRegistry) -> Metrics:
             "citation_errors", "Invalid citations by error code.", ("app", "error")
         ),
         claims=counter("claims", "Claims by verdict and tier.", ("app", "verdict", "tier")),
+        claim_counts=counter(
+            "claim_counts",
+            "Claim counts behind the support, hallucination and coverage ratios (cheap tier), "
+            "by kind: claims, cited, decided (cited, not unverifiable), supported (of decided), "
+            "hallucinated (no valid citation, or not_supported).",
+            ("app", "kind"),
+        ),
         dlq=counter("dlq", "Records sent to the dead-letter topic, by reason.", ("reason",)),
         check_duration=hist(
             "check_duration_seconds", "Time of the cheap checks per event.", _LATENCY_BUCKETS

@@ -1,11 +1,12 @@
 """PromQL for every alert figure: the one source of the Prometheus rules and Grafana alert rules.
 
-Validity, judge errors and DLQ share are counter ratios summed over every worker
-(`sum(rate(..)) / sum(rate(..))`), so they hold however many workers run. Support, hallucination
-and coverage have no counter pair that reproduces their definitions (`claims_total` counts an
-uncited claim as not_supported, but support is over *cited* decided claims and hallucination
-also counts invalid-only claims), so they read the aggregate agent's rolling gauges, which
-exactly one worker exports per app (`max by (app)` bridges a rebalance's brief overlap).
+Every figure is a counter ratio summed over every worker (`sum(rate(..)) / sum(rate(..))`), so it
+holds however many workers run and whichever of them is down. Support, hallucination and
+coverage read `ragmon_claim_counts_total{kind}` (claims, cited, decided, supported,
+hallucinated: exactly the numerators and denominators of their definitions; `claims_total`
+cannot give them, it counts an uncited claim as not_supported). These counters are the cheap
+tier's: the aggregate agent's rolling gauges, and the in-stream alerts evaluated on them, also
+take the judge's corrections in.
 """
 
 from __future__ import annotations
@@ -16,6 +17,13 @@ from typing import Any
 from monitor.alerts import AlertRule, format_duration
 
 JOB = "ragmon"
+
+#: figure → (numerator, denominator) kinds of ragmon_claim_counts_total
+CLAIM_RATIOS: dict[str, tuple[str, str]] = {
+    "support": ("supported", "decided"),
+    "hallucination": ("hallucinated", "claims"),
+    "coverage": ("cited", "claims"),
+}
 
 
 @dataclass(frozen=True)
@@ -44,12 +52,12 @@ def figure_query(
         return f"{by}(rate({metric}{_sel(*matchers, a if by_app else '')}[{window}]))"
 
     app_events = f"sum by (app) (increase(ragmon_events_total{_sel(a)}[{window}])) >= {min_events}"
-    gauge_events = f"max by (app) (ragmon_window_events{_sel(a)}) >= {min_events}"
     if figure == "validity":
         valid = rate("ragmon_citations_total", 'status="valid"')
         return FigureQuery(f"{valid} / {rate('ragmon_citations_total')}", app_events, True)
-    if figure in ("support", "hallucination", "coverage"):
-        return FigureQuery(f"max by (app) (ragmon_{figure}_ratio{_sel(a)})", gauge_events, True)
+    if figure in CLAIM_RATIOS:
+        num, den = (rate("ragmon_claim_counts_total", f'kind="{k}"') for k in CLAIM_RATIOS[figure])
+        return FigureQuery(f"{num} / {den}", app_events, True)
     if figure == "judge_error_rate":
         failed = rate("ragmon_judge_requests_total", 'outcome!="ok"', by_app=False)
         value = f"{failed} / {rate('ragmon_judge_requests_total', by_app=False)}"

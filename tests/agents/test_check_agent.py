@@ -73,6 +73,15 @@ def test_a_checked_event_is_counted_scored_and_audited(processor: Any) -> None:
         labels(app="search", verdict="partially_supported", tier="lexical"): 1,
         labels(app="search", verdict="unverifiable", tier="rules"): 1,
     }
+    # The numerators and denominators of support, hallucination and coverage (hand counts in
+    # helpers.mixed_verdict: 4 of 5 claims cited, 3 decided, 1 supported, 3 unsupported).
+    assert samples(m, "ragmon_claim_counts_total") == {
+        labels(app="search", kind="claims"): 5,
+        labels(app="search", kind="cited"): 4,
+        labels(app="search", kind="decided"): 3,
+        labels(app="search", kind="supported"): 1,
+        labels(app="search", kind="hallucinated"): 3,
+    }
     # Lag from the event's own timestamp (1700000000) to the processing clock (1010) is
     # negative here: clamped to 0 rather than exported as nonsense.
     assert value(m, "ragmon_event_lag_seconds_count") == 1

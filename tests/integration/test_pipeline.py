@@ -38,6 +38,7 @@ COUNTERS = (
     "ragmon_citations_total",
     "ragmon_citation_errors_total",
     "ragmon_claims_total",
+    "ragmon_claim_counts_total",
     "ragmon_dlq_total",
 )
 MALFORMED: list[tuple[str, bytes]] = [
@@ -92,14 +93,18 @@ class Offline:
         for cl in outcome.claims:
             v = cl.support.verdict
             c[_key("ragmon_claims_total", app=app, verdict=v, tier=cl.support.tier)] += 1
-            w["claims"] += 1
-            if cl.claim.citation_indexes:
-                w["cited"] += 1
-                if v != "unverifiable":
-                    w["decided"] += 1
-                    w["supported"] += v == "supported"
-            if not set(cl.claim.citation_indexes) & valid or v == "not_supported":
-                w["unsupported"] += 1
+            cited = bool(cl.claim.citation_indexes)
+            decided = cited and v != "unverifiable"
+            unsupported = not set(cl.claim.citation_indexes) & valid or v == "not_supported"
+            for kind, n, name in (
+                ("claims", True, "claims"),
+                ("cited", cited, "cited"),
+                ("decided", decided, "decided"),
+                ("supported", decided and v == "supported", "supported"),
+                ("hallucinated", unsupported, "unsupported"),
+            ):
+                c[_key("ragmon_claim_counts_total", app=app, kind=kind)] += n
+                w[name] += n
 
     def ratios(self, app: str) -> dict[str, float]:
         w = self.window[app]

@@ -99,6 +99,12 @@ class Feeder:
                 t.unsupported += (
                     not (set(c.claim.citation_indexes) & valid_ids) or v == "not_supported"
                 )
+            from agents.check_agent import CLAIM_COUNT_KINDS
+            from agents.records import verdict_vector
+
+            vector = verdict_vector(verdict)
+            for kind, i in CLAIM_COUNT_KINDS:  # what the check agent adds per answer
+                m.claim_counts.labels(app=app, kind=kind).inc(vector[i])
             t.events += 1
             t.citations += len(verdict.citations)
             t.valid += sum(1 for r in verdict.citations if r.valid)
