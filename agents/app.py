@@ -6,6 +6,7 @@ Prometheus registry), so tests and benchmarks can build as many as they need.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Callable
@@ -34,6 +35,9 @@ from monitor.settings import Settings
 log = structlog.get_logger("ragmon.worker")
 
 GAUGE_INTERVAL = 1.0  # seconds between recomputations of the window gauges
+# Seconds each phase of Alerting.close may take at shutdown (queued Grafana notifications drain,
+# then the sender thread joins): at most twice this, well inside the worker's stop timeout.
+ALERT_FLUSH_SECONDS = 2.5
 PROBE_INTERVAL = 5.0  # seconds between broker reachability probes (ragmon_broker_up)
 
 
@@ -235,6 +239,14 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
         rapp.broker_up = up
 
     app.timer(PROBE_INTERVAL, name="ragmon.broker_probe")(probe)
+
+    async def flush_alerts(*_: Any, **__: Any) -> None:
+        """Queued Grafana notifications (a firing, its resolve) go out before the process ends;
+        off the event loop, since the notifier's close blocks on its thread."""
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(None, alerting.close, ALERT_FLUSH_SECONDS)
+
+    app.on_before_shutdown.connect(flush_alerts)
     _install_web(rapp)
     if settings.judge_enabled:
         from agents.judge_wiring import install_judge

@@ -118,3 +118,21 @@ async def test_judge_wiring_samples_checked_answers_into_judge_requests() -> Non
     request = sent[0]["value"]
     assert request["event_id"] == "r1" and request["items"][0]["claim_index"] == 0
     assert "120 dollars" in request["items"][0]["evidence"]
+
+
+async def test_worker_shutdown_flushes_queued_alert_notifications() -> None:
+    from agents.alerting import Alerting
+    from agents.app import ALERT_FLUSH_SECONDS, AppDeps
+
+    closed: list[float] = []
+
+    class Notifier:
+        def submit(self, transition: Any) -> None:
+            pass
+
+        def close(self, timeout: float = 5.0) -> None:
+            closed.append(timeout)
+
+    rapp = create_app(settings(), AppDeps(alerting=Alerting((), None, Notifier())))
+    await rapp.faust.on_before_shutdown.send()
+    assert closed == [ALERT_FLUSH_SECONDS]
