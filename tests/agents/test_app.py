@@ -54,12 +54,25 @@ def test_metrics_payload_negotiates_openmetrics_with_exemplars() -> None:
 
 async def test_check_agent_through_faust_test_context() -> None:
     rapp = create_app(settings(audit_sample_rate=0.0))
+    published: list[tuple[str, bytes | None, Any]] = []
+
+    async def publish(role: str, key: bytes | None, value: bytes) -> None:
+        published.append((role, key, json.loads(value)))
+
+    rapp.publish = publish
     good = {"event_id": "g1", "app": "search", "answer": "See the premium [1]."}
     async with rapp.faust.agents["ragmon.check"].test_context() as agent:
         await agent.put(json.dumps(good).encode(), key=b"g1")
         await agent.put(b"{broken", key=b"b1")
         await agent.put(json.dumps(good).encode(), key=b"g1")
     assert rapp.processor.processed == {"checked": 1, "rejected": 1, "duplicate": 1}
+    by_role: dict[str, list[Any]] = {}
+    for role, key, record in published:
+        by_role.setdefault(role, []).append((key, record))
+    assert sorted(by_role) == ["audit", "dlq", "scores"]  # [1] resolves to nothing: audited
+    assert [k for k, _ in by_role["dlq"]] == [b"b1"]
+    ids = [e[0] for _, scored in by_role["scores"] for e in scored["events"]]
+    assert sorted(ids, key=str) == [None, "g1"]  # the duplicate is not scored again
     m = rapp.metrics
     assert value(m, "ragmon_events_total", app="search", outcome="checked") == 1
     assert value(m, "ragmon_dlq_total", reason="invalid_json") == 1
