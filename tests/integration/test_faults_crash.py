@@ -116,6 +116,7 @@ def test_killed_worker_loses_no_event_and_the_survivor_takes_over(
         return metrics if min(checked) >= KILL_AFTER // 2 and sum(checked) >= KILL_AFTER else None
 
     metrics = wait_until(both_busy, timeout=60, interval=0.1, what="both workers checking")
+    assert metrics is not None
     victim_i = max((0, 1), key=lambda i: len(_apps_exported(metrics[i])))
     victim, survivor = workers[victim_i], workers[1 - victim_i]
     victim_parts = victim.answers_partitions()
@@ -154,6 +155,7 @@ def test_killed_worker_loses_no_event_and_the_survivor_takes_over(
         return m if ok else None
 
     final = wait_until(gauges_right, timeout=60, interval=0.25, what="window gauges recovered")
+    assert final is not None
     gauges_s = time.monotonic() - killed_at
 
     # Nothing lost, per event: every produced id has a score record (copies are duplicates).

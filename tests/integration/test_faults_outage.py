@@ -116,6 +116,7 @@ def _run_outage(tmp_path: Path, outage_s: float) -> None:
             )
 
         metrics = wait_until(resumed, timeout=90, interval=0.5, what="new events checked")
+        assert metrics is not None
         resumed_s = time.monotonic() - restarted
     finally:
         worker.stop()

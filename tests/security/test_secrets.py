@@ -190,8 +190,10 @@ def test_secrets_appear_in_no_output_and_metrics_bind_where_configured(
         "RAGMON_GRAFANA_URL": rejecting.url,
         "RAGMON_AUDIT_LOG": str(tmp_path / "audit-b.jsonl"),
     }
-    a = BoundWorker("127.0.0.2", broker.bootstrap, ns_a, tmp_path, env_a).start()
-    b = BoundWorker("127.0.0.1", broker.bootstrap, ns_b, tmp_path, env_b).start()
+    a = BoundWorker("127.0.0.2", broker.bootstrap, ns_a, tmp_path, env_a)
+    b = BoundWorker("127.0.0.1", broker.bootstrap, ns_b, tmp_path, env_b)
+    a.start()
+    b.start()
     try:
         a.wait_assigned(timeout=90)
         b.wait_assigned(timeout=90)
@@ -253,8 +255,8 @@ def test_secrets_appear_in_no_output_and_metrics_bind_where_configured(
     for server in grafanas:
         for seen in server.seen:
             found += leaks(f"Grafana request body {seen.path}", json.dumps(seen.body).encode())
-    for body in judge.state.requests:
-        found += leaks("judge request body", json.dumps(body).encode())
+    for request in judge.state.requests:
+        found += leaks("judge request body", json.dumps(request).encode())
     assert found == []
     # The search covered real traffic: audit, dead letters, judge verdicts, changelogs.
     for role in ("audit", "dlq", "verdicts", "judge-requests", "scores"):
