@@ -23,7 +23,7 @@ from agents.metrics import Metrics
 from monitor.audit import Redactor, audit_reason
 from monitor.models import Verdict
 from monitor.settings import Settings
-from monitor.verdict_io import claim_to_dict, scores_to_dict, verdict_to_dict
+from monitor.verdict_io import dumps_line, verdict_to_dict
 
 #: A record must fit in one Kafka message (1 MB by default) with room for headers.
 MAX_RECORD_BYTES = 900_000
@@ -72,41 +72,12 @@ def _dumps(obj: Any, **kwargs: Any) -> str:
 
 
 def lean_verdict_dict(verdict: Verdict) -> dict[str, Any]:
-    """`verdict_to_dict` without `cited_text` (built directly: it runs for most answers)."""
-    out: dict[str, Any] = {
-        "event_id": verdict.event_id,
-        "error": verdict.error,
-        "citations": [
-            {
-                "index": r.citation.index,
-                "raw": r.citation.raw,
-                "format": r.citation.format,
-                "doc_id": r.doc_id,
-                "status": r.status,
-                "error": r.error,
-            }
-            for r in verdict.citations
-        ],
-        "claims": [claim_to_dict(c) for c in verdict.claims],
-        "scores": scores_to_dict(verdict.scores),
-        "sampled_for_judge": verdict.sampled_for_judge,
-        "judge": verdict.judge,
-    }
-    if verdict.app is not None:
-        out["app"] = verdict.app
-    if verdict.error_detail is not None:
-        out["error_detail"] = verdict.error_detail
-    if verdict.notes:
-        out["notes"] = list(verdict.notes)
-    return out
+    """`verdict_to_dict` without `cited_text`: it runs for most answers."""
+    return verdict_to_dict(verdict, cited_text_max=None)
 
 
 def encode_record(record: dict[str, Any]) -> bytes:
-    text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates: ASCII escapes instead
-        return json.dumps(record, separators=(",", ":")).encode("ascii")
+    return dumps_line(record).encode("utf-8")
 
 
 def _fit(record: dict[str, Any]) -> tuple[dict[str, Any], bytes]:

@@ -14,17 +14,20 @@ def _truncate(text: str | None, limit: int) -> str | None:
     return text[: max(0, limit - 1)] + "…"
 
 
-def citation_to_dict(result: CitationResult, cited_text_max: int = 500) -> dict[str, Any]:
+def citation_to_dict(result: CitationResult, cited_text_max: int | None = 500) -> dict[str, Any]:
+    """`cited_text_max=None` leaves the evidence out (lean audit records)."""
     c = result.citation
-    return {
+    out = {
         "index": c.index,
         "raw": c.raw,
         "format": c.format,
         "doc_id": result.doc_id,
         "status": result.status,
         "error": result.error,
-        "cited_text": _truncate(result.cited_text, cited_text_max),
     }
+    if cited_text_max is not None:
+        out["cited_text"] = _truncate(result.cited_text, cited_text_max)
+    return out
 
 
 def claim_to_dict(result: ClaimResult) -> dict[str, Any]:
@@ -64,7 +67,7 @@ def scores_to_dict(scores: Scores) -> dict[str, Any]:
     return out
 
 
-def verdict_to_dict(verdict: Verdict, cited_text_max: int = 500) -> dict[str, Any]:
+def verdict_to_dict(verdict: Verdict, cited_text_max: int | None = 500) -> dict[str, Any]:
     out: dict[str, Any] = {
         "event_id": verdict.event_id,
         "error": verdict.error,
