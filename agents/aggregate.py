@@ -1,15 +1,15 @@
 """The aggregate agent: rolling-window rates per app from the `scores` topic.
 
 `scores` is keyed by app, so each app lives on one partition and exactly one worker owns its
-window however many workers run. The window is a Faust tumbling table of `step`-second buckets
-(where a hopping table would write size/step of them); the rolling figure at time t is the sum
-of the last ceil(size/step) buckets, i.e. between size − step and size seconds of history, like
-the oldest hopping window containing t. A score record carries one app's answers of a whole
-check batch: their counts are summed per bucket first, so a record costs one table update (one
-changelog write) per bucket it touches, not one per answer. Answers are placed by the time the
-check agent counted them, so a late replay lands where it was first counted, and a judge
-correction lands in the bucket of the answer it corrects (dropped once that bucket has left
-the window, where it no longer changes anything).
+window however many workers run. The window is made of `step`-second buckets; the rolling
+figure at time t is the sum of the last ceil(size/step) buckets, i.e. between size − step and
+size seconds of history, like the oldest hopping window containing t. A score record carries
+one app's answers of a whole check batch: their counts are summed per bucket and the record
+costs one changelog write (agents/window_store.py: counts and counted ids in one entry, so a
+crash cannot leave one without the other). Answers are placed by the time the check agent
+counted them, so a late replay lands where it was first counted, and a judge correction lands
+in the bucket of the answer it corrects (dropped once that bucket has left the window, where it
+no longer changes anything).
 
 Gauges are recomputed every second from wall-clock time (so an idle app's window empties), only
 for the apps whose partition this worker actively owns; after a rebalance the series of apps
@@ -30,9 +30,9 @@ import structlog
 from aiokafka.partitioner import murmur2
 
 from agents.alerting import Alerting
-from agents.dedup import SeenIds
 from agents.metrics import Metrics
 from agents.records import COUNT_FIELDS, add_vectors, parse_score_record, vector_to_counts
+from agents.window_store import CountedRecords
 from monitor.alerts import WindowFigures
 from monitor.settings import Settings
 
@@ -60,26 +60,6 @@ def ratios(counts: dict[str, int]) -> dict[str, float | None]:
     }
 
 
-class TableWindows:
-    """The buckets in a Faust tumbling table (WindowWrapper): app → count vector per step."""
-
-    def __init__(self, wrapper: Any) -> None:
-        self.wrapper = wrapper
-        self.table = wrapper.table
-
-    def add(self, app: str, at: float, vector: list[int]) -> None:
-        """Add to the bucket containing `at` (inside stream iteration: it writes the changelog)."""
-        self.wrapper.relative_to(float(at))[app].apply(add_vectors, vector)
-
-    def get(self, app: str, at: float) -> list[int] | None:
-        found: list[int] | None = self.table.get((app, self.table.window.current(at)))
-        return found
-
-    def apps(self) -> set[str]:
-        """Apps with buckets in the local store (active and standby partitions alike)."""
-        return {k[0] for k in list(self.table.data.keys()) if isinstance(k, tuple)}
-
-
 @dataclass
 class Handled:
     counted: int = 0
@@ -94,19 +74,17 @@ class WindowAggregator:
         self,
         settings: Settings,
         metrics: Metrics,
-        windows: TableWindows | Any,
+        store: CountedRecords,
         partitions: int,
-        seen: SeenIds | None = None,
         alerting: Alerting | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.metrics = metrics
-        self.windows = windows
+        self.store = store
         self.partitions = partitions
         self.step = settings.window_step_seconds
         self.window_seconds = settings.window_seconds
         self.n_buckets = max(1, math.ceil(settings.window_seconds / self.step - 1e-9))
-        self.seen = seen
         self.alerting = alerting
         self.clock = clock
         self.owned: set[int] = set()
@@ -116,6 +94,7 @@ class WindowAggregator:
         self.counted = 0
         self.duplicates = 0
         self.corrected = 0
+        self._records = 0
 
     # --- in the stream ----------------------------------------------------------------------
     def handle(self, value: Any, key: Any = None, source: str | None = None) -> Handled:
@@ -128,34 +107,40 @@ class WindowAggregator:
             log.warning("ignored a record that is not a score record", key=key)
             return Handled(ignored=True)
         now = self.clock()
+        store = self.store
+        if source is None:  # outside a stream (tests): a key of its own
+            self._records += 1
+            source = f"local:{self._records}"
+        if store.counted(source):  # read again after a crash: its entry was written
+            done = Handled(duplicates=len(batch.entries))
+            self.metrics.duplicates.labels(app=batch.app).inc(done.duplicates)
+            self.duplicates += done.duplicates
+            return done
         judge = batch.kind == "judge"
-        done, seen, first = Handled(), self.seen, []
-        buckets: dict[float, tuple[float, list[int]]] = {}
+        done, first = Handled(), []
+        buckets: dict[float, list[int]] = {}
         examples = self.examples.setdefault(batch.app, deque(maxlen=EXAMPLES_KEPT))
         for entry in batch.entries:
             at = entry.counted_at if entry.counted_at is not None else now
             if judge and (entry.event_id is None or at < now - self.window_seconds - self.step):
                 done.stale += 1
                 continue
-            if entry.event_id is not None and seen is not None:
-                if seen.seen(entry.event_id, at, batch.kind):
+            if entry.event_id is not None:
+                if store.seen(entry.event_id, at, batch.kind):
                     done.duplicates += 1
                     continue
-                seen.add(entry.event_id, at, batch.kind)
+                store.add_id(entry.event_id, at, batch.kind)
                 first.append(entry.event_id)
-            slot = at // self.step
-            start, total = buckets.get(slot, (at, None))
-            buckets[slot] = (start, add_vectors(total, entry.vector))
+            start = store.bucket(at)
+            buckets[start] = add_vectors(buckets.get(start), entry.vector)
             if judge:
                 done.corrected += 1
             else:
                 done.counted += 1
                 if entry.failed and entry.event_id:
                     examples.append(entry.event_id)
-        for at, total in buckets.values():
-            self.windows.add(batch.app, at, total)
-        if first and seen is not None:
-            seen.remember(source or f"{batch.app}:{now}", first, now, batch.kind)
+        if buckets or first:
+            store.commit(source, batch.app, batch.kind, first, buckets, now)
         if done.duplicates:
             self.metrics.duplicates.labels(app=batch.app).inc(done.duplicates)
         self.counted += done.counted
@@ -180,15 +165,14 @@ class WindowAggregator:
     def rolling(self, app: str, now: float) -> list[int]:
         total = [0] * len(COUNT_FIELDS)
         for i in range(self.n_buckets):
-            bucket = self.windows.get(app, now - i * self.step)
+            bucket = self.store.get(app, now - i * self.step)
             if bucket:
                 total = add_vectors(total, bucket)
         return total
 
     def known_apps(self) -> set[str]:
-        """Apps with buckets in the local store (active and standby partitions alike)."""
-        apps: set[str] = self.windows.apps()
-        return apps
+        """Apps with buckets in memory (active and standby partitions alike)."""
+        return self.store.apps()
 
     # --- gauges -----------------------------------------------------------------------------
     def owns(self, app: str) -> bool:
@@ -205,8 +189,7 @@ class WindowAggregator:
     def publish(self, now: float | None = None) -> dict[str, dict[str, Any]]:
         """Recompute every owned app's gauges; returns what was exported (for /status)."""
         now = self.clock() if now is None else now
-        if self.seen is not None:
-            self.seen.prune(now)
+        self.store.prune(now, self.window_seconds + 2 * self.step)
         exported: dict[str, dict[str, Any]] = {}
         for app in sorted(self.known_apps() | self.published):
             if not self.owns(app):

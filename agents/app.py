@@ -19,17 +19,18 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.exposition import choose_encoder
 
 from agents import recovery_fix
-from agents.aggregate import TableWindows, WindowAggregator
+from agents.aggregate import WindowAggregator
 from agents.alerting import Alerting, build_alerting
 from agents.audit import AuditTrail
 from agents.broker import free_port
 from agents.canary import cheap_canary_hook
-from agents.check_agent import CheckProcessor, RecordMeta, VerdictHook
+from agents.check_agent import CheckProcessor, VerdictHook
+from agents.check_batch import CheckBatches
 from agents.connection import bootstrap_servers, broker_reachable, client_kwargs, faust_credentials
-from agents.dedup import SeenIds
 from agents.metrics import AppLabels, Metrics, build_metrics
 from agents.outbox import Outbox, ProducerPublisher, Publish
 from agents.topics import TopicSpec, topic_specs
+from agents.window_store import CountedRecords
 from monitor.settings import Settings
 
 log = structlog.get_logger("ragmon.worker")
@@ -150,22 +151,19 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
     # Tables are co-partitioned with `scores`: they are written while iterating it.
     parts = specs["scores"].partitions
     step, size = settings.window_step_seconds, settings.window_seconds
-    buckets = app.Table("ragmon-window", default=list, partitions=parts).tumbling(
-        step, expires=size + 2 * step
+    horizon = settings.dedup_horizon_seconds
+    # One entry per counted score record, kept while its buckets or its ids can still matter.
+    keep = max(horizon, size + 2 * step)
+    window_table = app.Table("ragmon-window", default=None, partitions=parts).tumbling(
+        step, expires=keep
     )
-    seen = None
-    if settings.dedup_horizon_seconds > 0:
-        horizon = settings.dedup_horizon_seconds
-        seen_table = app.Table("ragmon-dedup", default=None, partitions=parts).tumbling(
-            horizon, expires=2 * horizon
-        )
-        seen = SeenIds(seen_table, horizon, settings.dedup_max_ids)
+    store = CountedRecords(window_table, step, horizon, settings.dedup_max_ids)
 
-        async def reindex() -> None:
-            loaded = seen.rebuild() if seen is not None else 0
-            log.info("dedup index rebuilt from the changelog", ids=loaded)
+    async def rebuild() -> None:
+        loaded = store.rebuild()
+        log.info("windows rebuilt from the changelog", records=loaded, ids=len(store.ids["scores"]))
 
-        seen_table.table.on_recover(reindex)
+    window_table.table.on_recover(rebuild)
     alert_state = app.Table("ragmon-alert-state", default=None, partitions=parts)
     recovery_fix.install(app, client_kwargs(settings))
     alerting = deps.alerting or build_alerting(settings, metrics, store=alert_state)
@@ -179,24 +177,28 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
         settings, metrics, outbox.add, app_labels=labels, audit=audit, hooks=list(deps.hooks)
     )
     processor.hooks.append(cheap_canary_hook(metrics, labels))  # canaries → cheap_agreement_ratio
-    aggregator = WindowAggregator(
-        settings, metrics, TableWindows(buckets), partitions=parts, seen=seen, alerting=alerting
-    )
+    aggregator = WindowAggregator(settings, metrics, store, partitions=parts, alerting=alerting)
     publish = ProducerPublisher(app, {role: s.name for role, s in specs.items()}, metrics)
     rapp = RagmonApp(
         app, settings, metrics, specs, channels, processor, aggregator, outbox, publish
     )
-    batch, within = settings.check_batch_size, settings.check_batch_seconds
+    batches = CheckBatches(
+        processor,
+        outbox,
+        lambda: rapp.publish,
+        settings.check_batch_size,
+        settings.check_batch_seconds,
+    )
+
+    batches.guard_commits(app.producer)
 
     async def check(stream: Any) -> None:
-        # Events are acknowledged after the loop body, so after their records are published.
-        async for events in stream.take_events(batch, within=within):
-            for event in events:
-                msg = event.message
-                meta = RecordMeta(msg.topic, msg.partition, msg.offset, msg.timestamp, msg.key)
-                processor.handle(event.value, meta)
-            processor.flush()
-            await outbox.publish(rapp.publish)
+        await batches.run(stream)
+
+    async def end_waiting_batch() -> None:
+        await batches.tick()
+
+    app.timer(settings.check_batch_seconds / 2, name="ragmon.check_batches")(end_waiting_batch)
 
     async def aggregate(stream: Any) -> None:
         async for event in stream.events():

@@ -7,28 +7,10 @@ import pytest
 from aiokafka.partitioner import DefaultPartitioner
 
 from agents.aggregate import WindowAggregator, partition_for_app
-from agents.dedup import SeenIds
 from agents.records import COUNT_FIELDS, add_vectors, score_entry, score_record
+from agents.window_store import CountedRecords
 from monitor.settings import load_settings
 from tests.agents.helpers import fresh_metrics, samples, value
-
-
-class FakeWindows:
-    """TableWindows without Faust: tumbling buckets keyed by (app, bucket start)."""
-
-    def __init__(self, step: float) -> None:
-        self.step = step
-        self.data: dict[tuple[str, float], list[int]] = {}
-
-    def add(self, app: str, at: float, vector: list[int]) -> None:
-        key = (app, at - at % self.step)
-        self.data[key] = add_vectors(self.data.get(key), vector)
-
-    def get(self, app: str, at: float) -> list[int] | None:
-        return self.data.get((app, at - at % self.step))
-
-    def apps(self) -> set[str]:
-        return {app for app, _ in self.data}
 
 
 class Stored:
@@ -80,21 +62,20 @@ def batch(app: str, *entries: list[Any], kind: str = "scores") -> dict[str, Any]
 
 def make(
     window: float = 300, step: float = 60, partitions: int = 4
-) -> tuple[WindowAggregator, FakeWindows, Any, FakeAlerting, Clock]:
+) -> tuple[WindowAggregator, CountedRecords, Any, FakeAlerting, Clock]:
     settings = load_settings(window_seconds=window, window_step_seconds=step)
-    windows, metrics, alerting, clock = FakeWindows(step), fresh_metrics(), FakeAlerting(), Clock(0)
-    seen = SeenIds(Stored(), horizon=3600, max_ids=1000)
+    metrics, alerting, clock = fresh_metrics(), FakeAlerting(), Clock(0)
+    store = CountedRecords(Stored(), step, horizon=3600, max_ids=1000)
     agg = WindowAggregator(
         settings,
         metrics,
-        windows,
+        store,
         partitions,
-        seen=seen,
         alerting=alerting,
         clock=clock,  # type: ignore[arg-type]
     )
     agg.sync_ownership(range(partitions))
-    return agg, windows, metrics, alerting, clock
+    return agg, store, metrics, alerting, clock
 
 
 def test_rolling_window_sums_the_last_buckets_only() -> None:
@@ -110,23 +91,31 @@ def test_rolling_window_sums_the_last_buckets_only() -> None:
     assert agg.rolling("search", 1800) == [0] * len(counts)
 
 
-def test_a_batch_costs_one_table_update_per_bucket() -> None:
-    agg, windows, _, _, clock = make(step=60)
-    updates: list[tuple[str, float]] = []
-    add = windows.add
-    windows.add = lambda app, at, v: (updates.append((app, at)), add(app, at, v))  # type: ignore[method-assign]
+def test_a_batch_costs_one_table_write_holding_counts_and_ids() -> None:
+    agg, store, _, _, clock = make(step=60)
     clock.now = 200
     done = agg.handle(
         batch("search", *(entry(f"e{i}", 170 + i, claims=1) for i in range(20))),
         source="0:5",
     )
     assert (done.counted, done.duplicates) == (20, 0)
-    assert updates == [("search", 170), ("search", 180)]  # buckets 120 and 180
-    assert windows.data[("search", 120)][4] == 10 and windows.data[("search", 180)][4] == 10
-    assert agg.seen is not None
-    assert agg.seen.table.entries == {
-        "0:5": {"t": 200, "kind": "scores", "ids": [f"e{i}" for i in range(20)]}
-    }
+    ((key, written),) = store.table.entries.items()
+    assert key == "0:5"
+    assert written["ids"] == [f"e{i}" for i in range(20)] and written["t"] == 200
+    buckets = dict((start, vector) for start, vector in written["buckets"])
+    assert sorted(buckets) == [120, 180] and buckets[120][4] == buckets[180][4] == 10
+    assert store.get("search", 125) == buckets[120]
+
+
+def test_a_record_read_again_after_a_crash_is_skipped_whole() -> None:
+    agg, _, metrics, _, clock = make()
+    clock.now = 100
+    record = batch("other", entry(None, 100, rejected=1), entry(None, 100, rejected=1))
+    assert agg.handle(record, source="2:9").counted == 2
+    again = agg.handle(record, source="2:9")  # same position on `scores`: its entry exists
+    assert (again.counted, again.duplicates) == (0, 2)
+    assert agg.rolling("other", 100)[:2] == [2, 2]
+    assert value(metrics, "ragmon_duplicate_events_total", app="other") == 2
 
 
 def test_publish_sets_ratio_gauges_and_drops_undefined_ones() -> None:
@@ -179,20 +168,21 @@ def test_redelivered_answers_are_not_counted_twice() -> None:
     assert agg.handle({"not": "a score record"}).ignored
 
 
-def test_the_dedup_index_is_rebuilt_from_the_stored_entries() -> None:
-    agg, _, _, _, clock = make()
+def test_windows_and_ids_are_rebuilt_from_the_stored_entries() -> None:
+    agg, store, _, _, clock = make()
     clock.now = 100
-    agg.handle(batch("search", entry("e1", 100), entry("e2", 100)), source="1:7")
-    assert agg.seen is not None
-    stored = list(agg.seen.table.entries.values())
-    fresh = SeenIds(Stored(), horizon=3600, max_ids=1000)  # a new worker after recovery
+    agg.handle(batch("search", entry("e1", 100, claims=2), entry("e2", 100)), source="1:7")
+    agg.handle(batch("other", entry(None, 100, rejected=1)), source="1:8")
+    stored = list(store.table.entries.items())
+    fresh = CountedRecords(Stored(), 60, horizon=3600, max_ids=1000)  # a new worker
     assert fresh.rebuild(stored) == 2
+    assert fresh.sums == store.sums and fresh.counted("1:8")
     assert fresh.seen("e1", 200) and not fresh.seen("e3", 200)
     assert not fresh.seen("e1", 100 + 3601)  # beyond the horizon
 
 
 def test_judge_correction_replaces_the_cheap_verdicts_in_the_original_bucket() -> None:
-    agg, windows, _, _, clock = make(window=300, step=60)
+    agg, store, _, _, clock = make(window=300, step=60)
     clock.now = 130
     cheap = vec(events=1, claims=4, cited_claims=3, decided_claims=2, supported_claims=1)
     agg.handle(batch("search", score_entry("e1", 125, 125, False, cheap)))
@@ -203,13 +193,13 @@ def test_judge_correction_replaces_the_cheap_verdicts_in_the_original_bucket() -
     clock.now = 190  # judged a minute later: lands in the bucket of 125, not of 190
     done = agg.handle(correction, source="0:9")
     assert done.corrected == 1 and done.counted == 0
-    assert windows.data[("search", 120)] == add_vectors(cheap, delta)
-    assert ("search", 180) not in windows.data
+    assert store.sums[("search", 120)] == add_vectors(cheap, delta)
+    assert ("search", 180) not in store.sums
     counts = agg.rolling("search", 190)
     assert counts[0] == 1  # still one event
     assert agg.publish(190)["search"]["support"] == pytest.approx(1 / 3)
-    # Redelivered correction: applied once.
-    assert agg.handle(correction).duplicates == 1
+    # Redelivered correction (another record): applied once.
+    assert agg.handle(correction, source="0:10").duplicates == 1
     assert agg.rolling("search", 190) == counts
     # A correction for an answer whose bucket has left the window changes nothing.
     clock.now = 1000

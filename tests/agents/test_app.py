@@ -53,7 +53,7 @@ def test_metrics_payload_negotiates_openmetrics_with_exemplars() -> None:
 
 
 async def test_check_agent_through_faust_test_context() -> None:
-    rapp = create_app(settings(audit_sample_rate=0.0))
+    rapp = create_app(settings(audit_sample_rate=0.0, check_batch_size=1))
     published: list[tuple[str, bytes | None, Any]] = []
 
     async def publish(role: str, key: bytes | None, value: bytes) -> None:
@@ -98,20 +98,26 @@ async def test_aggregate_agent_through_faust_test_context() -> None:
     assert exported["search"]["validity"] is None
     assert samples(rapp.metrics, "ragmon_validity_ratio") == {}
     assert value(rapp.metrics, "ragmon_duplicate_events_total", app="search") == 1
-    # One dedup entry (one changelog write) for the record, rebuilt into the index on recovery.
-    seen = rapp.aggregator.seen
-    assert seen is not None
-    stored = list(seen.table.table.data.values())
+    # One table entry (one changelog write) for the record, rebuilt into memory on recovery.
+    store = rapp.aggregator.store
+    stored = list(store.table.table.data.values())
     assert [v["ids"] for v in stored] == [["e1"]]
-    seen.index = {kind: {} for kind in seen.KINDS}
-    await seen.table.table.call_recover_callbacks()
-    assert seen.seen("e1", time.time())
+    sums = dict(store.sums)
+    store.rebuild([])
+    assert store.sums == {} and not store.seen("e1", time.time())
+    await store.table.table.call_recover_callbacks()
+    assert store.seen("e1", time.time()) and store.sums == sums
 
 
 async def test_judge_wiring_samples_checked_answers_into_judge_requests() -> None:
     pytest.importorskip("monitor.check")
     rapp = create_app(
-        settings(judge_enabled=True, judge_sample_rate=1.0, judge_oversample_rate=1.0)
+        settings(
+            judge_enabled=True,
+            judge_sample_rate=1.0,
+            judge_oversample_rate=1.0,
+            check_batch_size=1,
+        )
     )
     assert "ragmon.judge" in rapp.faust.agents
     sent: list[dict[str, Any]] = []

@@ -1,11 +1,9 @@
 from __future__ import annotations
 
-from typing import Any
-
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents.dedup import RecentIds, SeenIds
+from agents.dedup import RecentIds
 
 
 class Clock:
@@ -50,60 +48,3 @@ def test_recent_ids_without_expiry_reports_exactly_the_repeats(stream: list[str]
     for event_id in stream:
         assert ids.check_and_add(event_id) is (event_id in seen)
         seen.add(event_id)
-
-
-class Stored:
-    def __init__(self) -> None:
-        self.entries: dict[str, Any] = {}
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.entries[key] = value
-
-
-def test_seen_ids_within_the_horizon_and_per_kind() -> None:
-    seen = SeenIds(Stored(), horizon=100, max_ids=10)
-    seen.add("e1", 1000)
-    assert seen.seen("e1", 1050) and seen.seen("e1", 1100)
-    assert not seen.seen("e1", 1101)
-    assert not seen.seen("e1", 1050, kind="judge")  # a judge correction is its own thing
-    seen.remember("3:41", ["e1"], 1000)
-    assert seen.table.entries == {"3:41": {"t": 1000, "kind": "scores", "ids": ["e1"]}}
-
-
-def test_seen_ids_prune_by_age_and_bound_by_count() -> None:
-    seen = SeenIds(Stored(), horizon=100, max_ids=3)
-    for i, t in enumerate((1000, 1010, 1020, 1030)):
-        seen.add(f"e{i}", t)
-    assert len(seen) == 3 and not seen.seen("e0", 1030)  # the oldest went first
-    assert seen.prune(now=1115) == 1  # e1 (1010) is older than 1115 - 100
-    assert [i for i in ("e1", "e2", "e3") if seen.seen(i, 1115)] == ["e2", "e3"]
-
-
-def test_seen_ids_rebuild_skips_what_it_cannot_read() -> None:
-    seen = SeenIds(Stored(), horizon=100, max_ids=10)
-    seen.add("stale", 5)
-    stored = [
-        {"t": 2000, "kind": "scores", "ids": ["b", 7]},
-        {"t": 1000, "ids": ["a"]},
-        {"t": 1500, "kind": "judge", "ids": ["a"]},
-        {"t": "x", "ids": ["c"]},
-        1,
-        None,
-        {"t": 1, "kind": "unknown", "ids": ["d"]},
-    ]
-    assert seen.rebuild(stored) == 3
-    assert seen.seen("a", 1000) and seen.seen("a", 1500, kind="judge") and seen.seen("b", 2000)
-    assert not seen.seen("stale", 5) and not seen.seen("c", 0)
-
-
-@given(st.lists(st.tuples(st.sampled_from("abcdef"), st.integers(0, 50)), max_size=40))
-def test_seen_ids_rebuilt_answer_like_the_live_index(stream: list[tuple[str, int]]) -> None:
-    live = SeenIds(Stored(), horizon=1000, max_ids=100)
-    for n, (event_id, t) in enumerate(stream):
-        if not live.seen(event_id, t):
-            live.add(event_id, t)
-            live.remember(str(n), [event_id], t)
-    rebuilt = SeenIds(Stored(), horizon=1000, max_ids=100)
-    rebuilt.rebuild(live.table.entries.values())
-    for event_id in "abcdefg":
-        assert rebuilt.seen(event_id, 50) == live.seen(event_id, 50)
