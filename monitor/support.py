@@ -26,8 +26,18 @@ split in two): the whole evidence ranks claims better than the best window of a 
 weighting words by their rarity in the event's documents, or down-weighting the question's
 words, ranked no better on WiCE and worse on ExpertQA; penalties that subtract (names) or scale
 (figures) keep the ordering that a hard cap throws away. The constants are round values kept
-where both sets agreed; BINARY_BASE sits where WiCE's balanced accuracy peaks (ExpertQA's is
-flat from 0.2 to 0.45).
+where both sets agreed; BINARY_BASE 0.25 is the best or tied-best value (0.15-0.35 tried) on
+both halves of both sets, and the tier's best score cut fitted on other rows lands at 0.49-0.63
+and does no better there than the shipping 0.5. Also tried, none adding more than ~0.01-0.02
+AUROC (inside the bootstrap interval) and none moving balanced accuracy: best-sentence share
+of stems (mixed with or maxed against whole coverage), stem trigrams, skip-bigrams, 4-5
+character prefix matching, longest missing run, rapidfuzz token_set/partial/ratio/WRatio of the
+claim against the best sentence or the whole text (a third of the base: ExpertQA AUROC
++0.007), a bonus for long claims (+0.01-0.015, costs WiCE partial-as-negative AUROC),
+negation and hedging words (no difference between labels). ExpertQA stays level with word
+overlap (AUROC ~0.63; a logistic fit on all of them, one half to the other, reached 0.63 too);
+its one strong cue, evidence length (short cited texts are mostly unsupported, AUROC 0.63 on
+its own), is how that set was collected rather than support, so it is not used.
 """
 
 from __future__ import annotations

@@ -10,7 +10,10 @@ claim: the share of the claim's lowercase word types (`\\w+`, citation markers r
 the union of its valid cited evidence texts; 0 without valid evidence. It needs a cut, so it is
 reported at its best cut on the same set (optimistic), at the best cut of the other set
 (honest) and by AUROC (no cut). The tier is reported by the shipping rule (its verdicts, with
-undecided verdicts split at 0.5) and by AUROC; nothing is tuned here.
+undecided verdicts split at 0.5) and by AUROC; nothing is tuned here. As a check of the shipping
+cut, the tier's score is also cut where it is best on the other rows (other set, other fold):
+a fitted cut near 0.5 with a balanced accuracy near the shipping rule's says 0.5 is not tuned
+to one set.
 
 Stability: each set is split in two by a hash of the event id; a fold's baseline cut is the best
 cut of the other fold. ΔAUROC (tier − baseline) gets a paired bootstrap 95% interval.
@@ -115,15 +118,16 @@ def _ba_tier(units: Sequence[Unit], strict: bool) -> float | None:
     return balanced_accuracy(truth, [binary_prediction(u.verdict, u.score) for u in kept])
 
 
-def _ba_cut(units: Sequence[Unit], strict: bool, cut: float) -> float | None:
+def _ba_cut(units: Sequence[Unit], strict: bool, cut: float, tier: bool = False) -> float | None:
     kept, truth = _positive(units, strict)
-    return balanced_accuracy(truth, [u.baseline >= cut for u in kept])
+    return balanced_accuracy(truth, [(u.score if tier else u.baseline) >= cut for u in kept])
 
 
-def best_cut(units: Sequence[Unit], strict: bool) -> float:
-    """The baseline cut with the best balanced accuracy (the lowest such cut on ties)."""
-    cuts = sorted({u.baseline for u in units})
-    return max(cuts, key=lambda c: (_ba_cut(units, strict, c) or 0.0, -c))
+def best_cut(units: Sequence[Unit], strict: bool, tier: bool = False) -> float:
+    """The cut (of the baseline, or of the tier's score) with the best balanced accuracy
+    (the lowest such cut on ties)."""
+    cuts = sorted({u.score if tier else u.baseline for u in units})
+    return max(cuts, key=lambda c: (_ba_cut(units, strict, c, tier) or 0.0, -c))
 
 
 def bootstrap_delta(units: Sequence[Unit], seed: int = 7) -> tuple[float, float, float]:
@@ -157,6 +161,10 @@ def figures(units: Sequence[Unit], other: Sequence[Unit]) -> dict[str, float | N
         out[f"base_ba_{tag}_other_cut"] = _ba_cut(units, strict, foreign)
         out[f"base_cut_{tag}_own"] = own
         out[f"base_cut_{tag}_other"] = foreign
+        # is the shipping cut 0.5 where the tier's own best cut lies? (fitted on the other rows)
+        tier_cut = best_cut(other, strict, tier=True)
+        out[f"tier_cut_{tag}_other"] = tier_cut
+        out[f"tier_ba_{tag}_other_cut"] = _ba_cut(units, strict, tier_cut, tier=True)
     return out
 
 
@@ -201,6 +209,13 @@ def print_table(result: dict[str, object]) -> None:
                 f"{_f(f['base_ba_partial_neg_other_cut']):>9} | "
                 f"{_f(f['tier_auc_partial_neg']):>9}{_f(f['base_auc_partial_neg']):>9}"
             )
+        cuts = ", ".join(
+            f"{lab} {f['tier_cut_strict_other']:.2f}→{_f(f['tier_ba_strict_other_cut'])}"
+            for lab, f in rows
+        )
+        print(
+            f"{'':<16}  tier score cut fitted on the other rows → BA here (partial excluded): {cuts}"
+        )
         d, lo, hi = r["delta_auc_strict"]
         print(
             f"{'':<16}  ΔAUROC tier−baseline (partial excluded) {d:+.3f}, 95% CI [{lo:+.3f}, {hi:+.3f}]"
