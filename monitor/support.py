@@ -34,7 +34,8 @@ of stems (mixed with or maxed against whole coverage), stem trigrams, skip-bigra
 character prefix matching, longest missing run, rapidfuzz token_set/partial/ratio/WRatio of the
 claim against the best sentence or the whole text (a third of the base: ExpertQA AUROC
 +0.007), a bonus for long claims (+0.01-0.015, costs WiCE partial-as-negative AUROC),
-negation and hedging words (no difference between labels). ExpertQA stays level with word
+a negation mismatch with the best sentence (scaled 0.7-0.9: lowers one half's AUROC), hedging
+words (equally common under every label). ExpertQA stays level with word
 overlap (AUROC ~0.63; a logistic fit on all of them, one half to the other, reached 0.63 too);
 its one strong cue, evidence length (short cited texts are mostly unsupported, AUROC 0.63 on
 its own), is how that set was collected rather than support, so it is not used.
