@@ -99,7 +99,7 @@ class WindowAggregator:
     # --- in the stream ----------------------------------------------------------------------
     def handle(self, value: Any, key: Any = None, source: str | None = None) -> Handled:
         """One score record (inside stream iteration). `source` names it uniquely
-        (`partition:offset`): the key of its entry in the dedup table."""
+        (`partition:offset`): the key of its entry in the window table."""
         if isinstance(key, bytes):
             key = key.decode("utf-8", "replace")
         batch = parse_score_record(value, key)

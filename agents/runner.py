@@ -13,6 +13,7 @@ from typing import Any
 import faust
 import structlog
 
+from agents import fastcore
 from agents.app import AppDeps, RagmonApp, create_app
 from agents.broker import free_port
 from agents.connection import client_kwargs, wait_for_broker
@@ -156,6 +157,7 @@ def run_worker(settings: Settings, *, max_wait: float | None = None) -> int:
         servers=settings.bootstrap_servers,
         metrics=f"http://{settings.metrics_host}:{settings.metrics_port}/metrics",
         topics={role: f"{s.name}/{s.partitions}" for role, s in specs.items()},
+        core=fastcore.core_kind(),
     )
     _, worker = build_worker(settings, AppDeps(topics=specs), loop=loop)
     try:

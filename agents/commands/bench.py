@@ -12,13 +12,16 @@ import json
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agents import fastcore
 from monitor.check import check_bytes
 from monitor.errors import InputError
+from monitor.evidence import clear_index_cache
 from monitor.options import CheckOptions
 
 Section = Callable[[argparse.Namespace, list[bytes]], dict[str, Any]]
@@ -63,6 +66,11 @@ def register(sub: Any) -> None:
         default=[],
         help="extra section to run (repeatable); 'all' runs every registered one",
     )
+    p.add_argument(
+        "--core-only",
+        action="store_true",
+        help="only the core throughput (no adversarial inputs, no pure-core comparison)",
+    )
     p.add_argument("-o", "--output", default="bench-results.json", help="JSON results file")
     p.set_defaults(func=run)
 
@@ -89,6 +97,7 @@ def core_throughput(events: list[bytes], runs: int, options: CheckOptions) -> di
     rates: list[float] = []
     per_event_us: list[float] = []
     for _ in range(runs):
+        clear_index_cache()  # every run cold, as new answers over new documents are
         started = time.perf_counter()
         for raw in events:
             t0 = time.perf_counter()
@@ -104,6 +113,19 @@ def core_throughput(events: list[bytes], runs: int, options: CheckOptions) -> di
         "us_per_event_median": statistics.median(per_event_us),
         "us_per_event_p99": per_event_us[int(len(per_event_us) * 0.99) - 1],
     }
+
+
+def pure_core_throughput(events: list[bytes], runs: int) -> dict[str, Any]:
+    """The same measurement by the pure Python core, in a child process (one process cannot
+    hold both versions of `monitor`)."""
+    with tempfile.TemporaryDirectory(prefix="ragmon-bench-") as tmp:
+        path, out = Path(tmp) / "events.jsonl", Path(tmp) / "pure.json"
+        path.write_bytes(b"\n".join(events) + b"\n")
+        cmd = [sys.executable, "-m", "agents.cli", "--core", "pure", "bench", "--core-only"]
+        cmd += ["--events", str(path), "--runs", str(runs), "-o", str(out)]
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        figures: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))["core_throughput"]
+        return figures
 
 
 def adversarial_inputs() -> dict[str, bytes]:
@@ -136,14 +158,26 @@ def adversarial(options: CheckOptions) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     events = load_events(args)
     options = CheckOptions()
-    results: dict[str, Any] = {"python": sys.version.split()[0]}
+    results: dict[str, Any] = {"python": sys.version.split()[0], "core": fastcore.core_kind()}
     print(f"standard mix: {len(events)} events", file=sys.stderr)
     core = core_throughput(events, args.runs, options)
-    results["core"] = core
+    results["core_throughput"] = core
     print(
-        f"core: {core['events_per_second_median']:,.0f} events/s (median of {args.runs}), "
+        f"core ({results['core']}): {core['events_per_second_median']:,.0f} events/s (median of {args.runs}), "
         f"{core['us_per_event_median']:.0f} µs/event median, p99 {core['us_per_event_p99']:.0f} µs"
     )
+    if args.core_only:
+        Path(args.output).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+        return 0
+    if results["core"] == "compiled":
+        pure = pure_core_throughput(events, args.runs)
+        results["core_throughput_pure"] = pure
+        ratio = core["events_per_second_median"] / pure["events_per_second_median"]
+        results["compiled_over_pure"] = ratio
+        print(
+            f"core (pure, same events, next process): {pure['events_per_second_median']:,.0f} "
+            f"events/s, {pure['us_per_event_median']:.0f} µs/event median; compiled/pure {ratio:.2f}"
+        )
     adv = adversarial(options)
     results["adversarial"] = adv
     worst = max(adv.items(), key=lambda kv: kv[1]["seconds"])

@@ -1,0 +1,177 @@
+"""The compiled checking core: `monitor`'s hot modules built with mypyc, used when fresh.
+
+`make fast` (`python -m agents.fastcore build`) copies `monitor/` to `build/fastcore/monitor`,
+compiles the modules of the per-event path there with mypyc, and writes a manifest of the
+source files' hashes. `activate()` (called by the CLI before anything imports `monitor`) puts
+that copy first on `sys.path` only when the manifest matches the sources as they are now, so an
+edited source is never shadowed by an old build: a stale or missing build means the pure
+Python core, and says why. The copy lives outside the source tree for the same reason: no
+extension module sits next to the file it was built from.
+
+The compiled modules are the same code; mypyc only turns typed Python into C. Tests check
+that both cores give identical verdicts (tests/agents/test_fastcore.py).
+
+This module imports nothing from `monitor`: it must run before `monitor` is imported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+import sysconfig
+import time
+from pathlib import Path
+
+SOURCE = Path(__file__).resolve().parent.parent / "monitor"
+DEFAULT_BUILD = SOURCE.parent / "build" / "fastcore"
+MANIFEST = "manifest.json"
+# The per-event path (decode → extract → resolve → split → support → score) and what it calls.
+HOT_MODULES = (
+    "monitor/check.py",
+    "monitor/decode.py",
+    "monitor/models.py",
+    "monitor/options.py",
+    "monitor/errors.py",
+    "monitor/citations/extract.py",
+    "monitor/citations/grammar.py",
+    "monitor/citations/markdown.py",
+    "monitor/citations/resolve.py",
+    "monitor/citations/values.py",
+    "monitor/citations/windows.py",
+    "monitor/claims.py",
+    "monitor/sentences.py",
+    "monitor/quotes.py",
+    "monitor/support.py",
+    "monitor/evidence.py",
+    "monitor/text.py",
+    "monitor/numbers.py",
+    "monitor/spans.py",
+    "monitor/scoring.py",
+)
+CHOICES = ("auto", "pure", "compiled")
+VALUED_GLOBAL_OPTIONS = ("--config",)  # the CLI's global options that take a value
+
+
+class BuildFailed(Exception):
+    """mypyc or the C compiler failed; the message holds the tail of their output."""
+
+
+def source_hashes(source: Path = SOURCE) -> dict[str, str]:
+    """sha256 of every file of the `monitor` package (any edit makes a build stale)."""
+    out: dict[str, str] = {}
+    for path in sorted(source.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".so":
+            rel = path.relative_to(source.parent).as_posix()
+            out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+def build(dest: Path = DEFAULT_BUILD, source: Path = SOURCE, quiet: bool = False) -> Path:
+    """Copy `source` into `dest`, compile the hot modules there, write the manifest."""
+    if shutil.which(sysconfig.get_config_var("CC").split()[0] or "cc") is None:
+        raise BuildFailed("no C compiler found: the compiled core needs gcc (the pure core works)")
+    hashes = source_hashes(source)
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    shutil.copytree(source, dest / "monitor", ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    started = time.monotonic()
+    cmd = [sys.executable, "-m", "mypyc", *HOT_MODULES]
+    if not quiet:
+        print(f"compiling {len(HOT_MODULES)} modules with mypyc in {dest} ...", file=sys.stderr)
+    done = subprocess.run(cmd, cwd=dest, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        tail = "\n".join((done.stdout + done.stderr).splitlines()[-20:])
+        raise BuildFailed(f"mypyc exited with {done.returncode}:\n{tail}")
+    shutil.rmtree(dest / "build", ignore_errors=True)  # intermediate C files and objects
+    (dest / MANIFEST).write_text(json.dumps({"sources": hashes}, indent=1), encoding="utf-8")
+    if not quiet:
+        print(f"compiled core built in {time.monotonic() - started:.0f} s", file=sys.stderr)
+    return dest
+
+
+def freshness(dest: Path = DEFAULT_BUILD, source: Path = SOURCE) -> str | None:
+    """None when `dest` holds a build of the sources as they are now; else why not."""
+    manifest = dest / MANIFEST
+    if not manifest.exists():
+        return f"no compiled core in {dest} (make fast builds one)"
+    try:
+        built = json.loads(manifest.read_text(encoding="utf-8"))["sources"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return f"unreadable manifest {manifest}"
+    now = source_hashes(source)
+    changed = sorted(k for k in built.keys() | now.keys() if built.get(k) != now.get(k))
+    if changed:
+        return f"compiled core is stale ({', '.join(changed[:3])} changed; make fast rebuilds)"
+    return None
+
+
+def activate(choice: str = "auto", dest: Path = DEFAULT_BUILD) -> str:
+    """Put a fresh compiled core first on sys.path; returns "compiled" or "pure: <reason>".
+
+    `choice`: auto (compiled when fresh), pure, compiled (an error when not available).
+    """
+    if choice not in CHOICES:
+        raise ValueError(f"core must be one of {', '.join(CHOICES)}, not {choice!r}")
+    if choice == "pure":
+        return "pure: asked for"
+    reason = freshness(dest)
+    if reason is None and "monitor" in sys.modules:
+        reason = "monitor was imported before the compiled core could be activated"
+    if reason is not None:
+        if choice == "compiled":
+            raise RuntimeError(reason)
+        return f"pure: {reason}"
+    sys.path.insert(0, str(dest))
+    return "compiled"
+
+
+def core_kind() -> str:
+    """Which core this process runs: "compiled" or "pure" (after `monitor` is imported)."""
+    module = sys.modules.get("monitor.check")
+    origin = getattr(module, "__file__", "") or ""
+    return "compiled" if origin.endswith((".so", ".pyd")) else "pure"
+
+
+def choice_from_argv(argv: list[str]) -> str:
+    """The value of a global `--core X` / `--core=X` before the subcommand (pre-parse: the core
+    must be chosen before the parser's modules import `monitor`)."""
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if not arg.startswith("-"):
+            break  # the subcommand: its own options follow
+        if arg.startswith("--core="):
+            return arg.split("=", 1)[1]
+        if arg == "--core" and i + 1 < len(argv):
+            return argv[i + 1]
+        i += 2 if arg in VALUED_GLOBAL_OPTIONS else 1
+    return "auto"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m agents.fastcore",
+        description="Build or inspect the mypyc-compiled checking core.",
+    )
+    parser.add_argument("action", choices=("build", "status"))
+    parser.add_argument("--dest", type=Path, default=DEFAULT_BUILD, help="build directory")
+    args = parser.parse_args(argv)
+    if args.action == "status":
+        reason = freshness(args.dest)
+        print("compiled core: fresh" if reason is None else f"compiled core: {reason}")
+        return 0 if reason is None else 1
+    try:
+        build(args.dest)
+    except BuildFailed as exc:
+        print(f"fastcore: error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

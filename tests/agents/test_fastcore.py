@@ -1,0 +1,161 @@
+"""The compiled core: chosen only when fresh, and identical in its verdicts to the pure one."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agents import fastcore
+from monitor.check import check_bytes
+from monitor.models import Rejection
+from monitor.options import CheckOptions
+from monitor.verdict_io import rejection_to_dict, verdict_to_dict
+from tests.conftest import shared_path, standard_mix
+
+REPO = Path(__file__).resolve().parents[2]
+CHILD = Path(__file__).with_name("fastcore_child.py")
+
+
+# --- choosing the core -------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        ([], "auto"),
+        (["--core", "pure", "bench"], "pure"),
+        (["--core=compiled", "check", "x"], "compiled"),
+        (["--config", "a.yaml", "--core", "pure"], "pure"),
+        (["check", "--core", "pure"], "auto"),  # after the subcommand: not the global option
+    ],
+)
+def test_core_choice_is_pre_parsed_from_the_global_options(argv: list[str], expected: str) -> None:
+    assert fastcore.choice_from_argv(argv) == expected
+
+
+def _fake_build(source: Path, dest: Path) -> None:
+    dest.mkdir(parents=True)
+    manifest = {"sources": fastcore.source_hashes(source)}
+    (dest / fastcore.MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+
+
+def test_a_build_is_fresh_only_for_the_sources_it_was_built_from(tmp_path: Path) -> None:
+    source = tmp_path / "monitor"
+    (source / "citations").mkdir(parents=True)
+    (source / "check.py").write_text("x = 1\n")
+    (source / "citations" / "extract.py").write_text("y = 2\n")
+    dest = tmp_path / "build"
+    assert "no compiled core" in str(fastcore.freshness(dest, source))
+    _fake_build(source, dest)
+    assert fastcore.freshness(dest, source) is None
+    (source / "citations" / "extract.py").write_text("y = 3\n")
+    assert fastcore.freshness(dest, source) == (
+        "compiled core is stale (monitor/citations/extract.py changed; make fast rebuilds)"
+    )
+    (source / "citations" / "extract.py").write_text("y = 2\n")
+    (source / "new.py").write_text("")
+    assert "monitor/new.py changed" in str(fastcore.freshness(dest, source))
+
+
+def test_activation_never_shadows_an_imported_or_stale_monitor(tmp_path: Path) -> None:
+    path_before = list(sys.path)
+    assert fastcore.activate("pure", tmp_path) == "pure: asked for"
+    assert fastcore.activate("auto", tmp_path).startswith("pure: no compiled core in")
+    with pytest.raises(RuntimeError, match="no compiled core"):
+        fastcore.activate("compiled", tmp_path)
+    with pytest.raises(ValueError, match="core must be one of"):
+        fastcore.activate("fast", tmp_path)
+    # a fresh build, but this process already runs the pure `monitor`: it stays
+    _fake_build(fastcore.SOURCE, tmp_path / "fresh")
+    assert fastcore.activate("auto", tmp_path / "fresh") == (
+        "pure: monitor was imported before the compiled core could be activated"
+    )
+    assert sys.path == path_before
+    assert fastcore.core_kind() == "pure"
+
+
+# --- the real build ----------------------------------------------------------------------------
+def _inputs() -> list[bytes]:
+    """The standard mix, labelled dev answers, and damaged copies of both (cut, flipped)."""
+    raws = [json.dumps(e).encode() for e in standard_mix(300, seed=11)]
+    for name in ("expertqa-dev.events.jsonl", "wice-dev.events.jsonl"):
+        lines = shared_path("eval", "dev", name).read_bytes().splitlines()
+        raws += [ln for ln in lines[:60] if ln.strip()]
+    rng = random.Random(5)
+    damaged = []
+    for raw in rng.sample(raws, 120):
+        cut = rng.randrange(len(raw))
+        flipped = bytearray(raw)
+        flipped[cut] ^= 1 << rng.randrange(8)
+        damaged += [raw[:cut], bytes(flipped)]
+    return raws + damaged
+
+
+def _results(raws: list[bytes]) -> list[dict[str, object]]:
+    options = CheckOptions()
+    out = []
+    for raw in raws:
+        result = check_bytes(raw, options)
+        out.append(
+            rejection_to_dict(result)
+            if isinstance(result, Rejection)
+            else verdict_to_dict(result, cited_text_max=None)
+        )
+    return out
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    dest = tmp_path_factory.mktemp("fastcore")
+    try:
+        return fastcore.build(dest, quiet=True)
+    except fastcore.BuildFailed as exc:
+        if "no C compiler" in str(exc):
+            pytest.skip(str(exc))
+        raise
+
+
+def test_the_compiled_core_gives_the_pure_cores_verdicts(compiled: Path, tmp_path: Path) -> None:
+    assert fastcore.freshness(compiled) is None
+    assert sorted(p.name.split(".")[0] for p in (compiled / "monitor").glob("*.so")) == sorted(
+        Path(m).stem for m in fastcore.HOT_MODULES if m.count("/") == 1
+    )
+    raws = _inputs()
+    src, dst = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    src.write_text("".join(json.dumps(r.hex()) + "\n" for r in raws), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(compiled), str(REPO)])}
+    done = subprocess.run(
+        [sys.executable, str(CHILD), str(src), str(dst)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "compiled"
+    theirs = [json.loads(line) for line in dst.read_text(encoding="utf-8").splitlines()]
+    ours = [json.loads(json.dumps(r, sort_keys=True)) for r in _results(raws)]
+    assert len(theirs) == len(ours) == len(raws)
+    rejected = sum(r["error"] is not None for r in ours)
+    assert 0 < rejected < len(raws)  # both paths exercised: verdicts and rejections
+    for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
+        assert a == b, (i, raws[i][:200])
+
+
+def test_activation_puts_a_fresh_build_first(compiled: Path) -> None:
+    """In a new process: activate, then `monitor` comes from the compiled build."""
+    probe = (
+        "from pathlib import Path; from agents import fastcore;"
+        f"print(fastcore.activate('compiled', Path({str(compiled)!r})));"
+        "import monitor.check; print(fastcore.core_kind())"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=False
+    )
+    assert done.stdout.split() == ["compiled", "compiled"], done.stderr[-2000:]
