@@ -51,6 +51,10 @@ HOT_MODULES = (
     "monitor/numbers.py",
     "monitor/spans.py",
     "monitor/scoring.py",
+    # what the worker does with every verdict: judge sampling, audit, verdict encoding
+    "monitor/audit.py",
+    "monitor/verdict_io.py",
+    "monitor/sampling.py",
 )
 CHOICES = ("auto", "pure", "compiled")
 VALUED_GLOBAL_OPTIONS = ("--config",)  # the CLI's global options that take a value
