@@ -98,8 +98,9 @@ def build(dest: Path = DEFAULT_BUILD, source: Path = SOURCE, quiet: bool = False
     return dest
 
 
-def freshness(dest: Path = DEFAULT_BUILD, source: Path = SOURCE) -> str | None:
+def freshness(dest: Path | None = None, source: Path = SOURCE) -> str | None:
     """None when `dest` holds a build of the sources as they are now; else why not."""
+    dest = DEFAULT_BUILD if dest is None else dest
     manifest = dest / MANIFEST
     if not manifest.exists():
         return f"no compiled core in {dest} (make fast builds one)"
@@ -114,7 +115,7 @@ def freshness(dest: Path = DEFAULT_BUILD, source: Path = SOURCE) -> str | None:
     return None
 
 
-def activate(choice: str = "auto", dest: Path = DEFAULT_BUILD) -> str:
+def activate(choice: str = "auto", dest: Path | None = None) -> str:
     """Put a fresh compiled core first on sys.path; returns "compiled" or "pure: <reason>".
 
     `choice`: auto (compiled when fresh), pure, compiled (an error when not available).
@@ -123,6 +124,7 @@ def activate(choice: str = "auto", dest: Path = DEFAULT_BUILD) -> str:
         raise ValueError(f"core must be one of {', '.join(CHOICES)}, not {choice!r}")
     if choice == "pure":
         return "pure: asked for"
+    dest = DEFAULT_BUILD if dest is None else dest
     reason = freshness(dest)
     if reason is None and "monitor" in sys.modules:
         reason = "monitor was imported before the compiled core could be activated"

@@ -78,6 +78,24 @@ def test_activation_never_shadows_an_imported_or_stale_monitor(tmp_path: Path) -
     assert fastcore.core_kind() == "pure"
 
 
+def test_the_cli_says_why_a_stale_build_is_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agents import cli
+
+    stale = {"sources": {**fastcore.source_hashes(), "monitor/check.py": "0" * 64}}
+    (tmp_path / fastcore.MANIFEST).write_text(json.dumps(stale), encoding="utf-8")
+    monkeypatch.setattr(fastcore, "DEFAULT_BUILD", tmp_path)
+    with pytest.raises(SystemExit):
+        cli.main(["check", "--help"])
+    assert capsys.readouterr().err == (
+        "ragmon: note: compiled core is stale (monitor/check.py changed; make fast rebuilds); "
+        "using the pure core\n"
+    )
+    assert cli.main(["--core", "compiled", "check", "--help"]) == cli.EXIT_USAGE
+    assert "compiled core is stale" in capsys.readouterr().err
+
+
 # --- the real build ----------------------------------------------------------------------------
 def _inputs() -> list[bytes]:
     """The standard mix, labelled dev answers, and damaged copies of both (cut, flipped)."""
