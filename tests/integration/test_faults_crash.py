@@ -38,6 +38,7 @@ pytestmark = pytest.mark.integration
 N_EVENTS = 600
 RATE = 100.0  # events/s: the stream runs for ~6 s, the kill lands in its middle
 KILL_AFTER = 150  # events checked by the victim before it dies
+WAIT_S = 120  # generous: a loaded CI machine rebalances and catches up slowly
 
 
 class Feeder:
@@ -115,7 +116,7 @@ def test_killed_worker_loses_no_event_and_the_survivor_takes_over(
         checked = [total(m, "ragmon_events_total") for m in metrics]
         return metrics if min(checked) >= KILL_AFTER // 2 and sum(checked) >= KILL_AFTER else None
 
-    metrics = wait_until(both_busy, timeout=60, interval=0.1, what="both workers checking")
+    metrics = wait_until(both_busy, timeout=WAIT_S, interval=0.1, what="both workers checking")
     assert metrics is not None
     victim_i = max((0, 1), key=lambda i: len(_apps_exported(metrics[i])))
     victim, survivor = workers[victim_i], workers[1 - victim_i]
@@ -131,7 +132,7 @@ def test_killed_worker_loses_no_event_and_the_survivor_takes_over(
 
     wait_until(
         lambda: survivor.answers_partitions() == [0, 1, 2, 3],
-        timeout=60,
+        timeout=WAIT_S,
         interval=0.1,
         what="survivor owns every partition",
     )
@@ -143,18 +144,23 @@ def test_killed_worker_loses_no_event_and_the_survivor_takes_over(
         done = total(m, "ragmon_events_total") + total(last_seen, "ragmon_events_total")
         return m if done >= N_EVENTS else None
 
-    wait_until(caught_up, timeout=60, interval=0.25, what="every event counted")
+    wait_until(caught_up, timeout=WAIT_S, interval=0.25, what="every event counted")
     caught_up_s = time.monotonic() - killed_at
+
+    seen: dict[str, float | None] = {}
 
     def gauges_right() -> dict[Key, float] | None:
         m = survivor.metrics()
-        ok = all(
-            m.get(_key("ragmon_window_events", app=app)) == w["events"]
-            for app, w in offline.window.items()
-        )
+        seen.clear()
+        seen.update({app: m.get(_key("ragmon_window_events", app=app)) for app in offline.window})
+        ok = all(seen[app] == w["events"] for app, w in offline.window.items())
         return m if ok else None
 
-    final = wait_until(gauges_right, timeout=60, interval=0.25, what="window gauges recovered")
+    want = {app: w["events"] for app, w in offline.window.items()}
+    try:
+        final = wait_until(gauges_right, timeout=WAIT_S, interval=0.25, what="window gauges")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}: expected {want}, last seen {seen}") from None
     assert final is not None
     gauges_s = time.monotonic() - killed_at
 
