@@ -76,7 +76,8 @@ def source_hashes(source: Path = SOURCE) -> dict[str, str]:
 
 def build(dest: Path = DEFAULT_BUILD, source: Path = SOURCE, quiet: bool = False) -> Path:
     """Copy `source` into `dest`, compile the hot modules there, write the manifest."""
-    if shutil.which(sysconfig.get_config_var("CC").split()[0] or "cc") is None:
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
         raise BuildFailed("no C compiler found: the compiled core needs gcc (the pure core works)")
     hashes = source_hashes(source)
     if dest.exists():

@@ -20,7 +20,7 @@ from typing import Any
 
 from agents import fastcore
 from monitor.check import check_bytes
-from monitor.errors import InputError
+from monitor.errors import InputError, RagmonError
 from monitor.evidence import clear_index_cache
 from monitor.options import CheckOptions
 
@@ -123,7 +123,9 @@ def pure_core_throughput(events: list[bytes], runs: int) -> dict[str, Any]:
         path.write_bytes(b"\n".join(events) + b"\n")
         cmd = [sys.executable, "-m", "agents.cli", "--core", "pure", "bench", "--core-only"]
         cmd += ["--events", str(path), "--runs", str(runs), "-o", str(out)]
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise RagmonError(f"the pure-core run failed: {done.stderr.strip()[-500:]}")
         figures: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))["core_throughput"]
         return figures
 
@@ -163,21 +165,33 @@ def run(args: argparse.Namespace) -> int:
     core = core_throughput(events, args.runs, options)
     results["core_throughput"] = core
     print(
-        f"core ({results['core']}): {core['events_per_second_median']:,.0f} events/s (median of {args.runs}), "
-        f"{core['us_per_event_median']:.0f} µs/event median, p99 {core['us_per_event_p99']:.0f} µs"
+        f"core ({results['core']}): {core['events_per_second_median']:,.0f} events/s "
+        f"(median of {args.runs}), {core['us_per_event_median']:.0f} µs/event median, "
+        f"p99 {core['us_per_event_p99']:.0f} µs"
     )
-    if args.core_only:
-        Path(args.output).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-        return 0
-    if results["core"] == "compiled":
-        pure = pure_core_throughput(events, args.runs)
-        results["core_throughput_pure"] = pure
-        ratio = core["events_per_second_median"] / pure["events_per_second_median"]
-        results["compiled_over_pure"] = ratio
-        print(
-            f"core (pure, same events, next process): {pure['events_per_second_median']:,.0f} "
-            f"events/s, {pure['us_per_event_median']:.0f} µs/event median; compiled/pure {ratio:.2f}"
-        )
+    if not args.core_only:
+        if results["core"] == "compiled":
+            results.update(compare_with_pure(events, args.runs, core))
+        results.update(further_sections(args, events, options))
+    Path(args.output).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    print(f"results written to {args.output}", file=sys.stderr)
+    return 0
+
+
+def compare_with_pure(events: list[bytes], runs: int, core: dict[str, Any]) -> dict[str, Any]:
+    pure = pure_core_throughput(events, runs)
+    ratio = core["events_per_second_median"] / pure["events_per_second_median"]
+    print(
+        f"core (pure, same events, next process): {pure['events_per_second_median']:,.0f} "
+        f"events/s, {pure['us_per_event_median']:.0f} µs/event median; compiled/pure {ratio:.2f}"
+    )
+    return {"core_throughput_pure": pure, "compiled_over_pure": ratio}
+
+
+def further_sections(
+    args: argparse.Namespace, events: list[bytes], options: CheckOptions
+) -> dict[str, Any]:
+    results: dict[str, Any] = {}
     adv = adversarial(options)
     results["adversarial"] = adv
     worst = max(adv.items(), key=lambda kv: kv[1]["seconds"])
@@ -190,6 +204,4 @@ def run(args: argparse.Namespace) -> int:
         print(f"section {name} ...", file=sys.stderr)
         results[name] = known[name](args, events)
         print(f"{name}: {json.dumps(results[name])}")
-    Path(args.output).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-    print(f"results written to {args.output}", file=sys.stderr)
-    return 0
+    return results
