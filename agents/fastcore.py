@@ -35,7 +35,6 @@ HOT_MODULES = (
     "monitor/decode.py",
     "monitor/models.py",
     "monitor/options.py",
-    "monitor/errors.py",
     "monitor/citations/extract.py",
     "monitor/citations/grammar.py",
     "monitor/citations/markdown.py",

@@ -89,7 +89,10 @@ def _token_ids(intervals: Sequence[Interval], tokens: Sequence[Interval]) -> set
     return hit
 
 
-def _ratio(num: float, den: float) -> float:
+def _ratio(num: int | float, den: int | float) -> float:
+    # `int | float`, not `float`: compiled with mypyc, a `float` parameter converts an int on
+    # the way in, and a span end of thousands of digits (valid JSON) overflows; int / int
+    # does not, whatever the size
     return num / den if den > 0 else 0.0
 
 

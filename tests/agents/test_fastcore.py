@@ -177,3 +177,28 @@ def test_activation_puts_a_fresh_build_first(compiled: Path) -> None:
         [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=False
     )
     assert done.stdout.split() == ["compiled", "compiled"], done.stderr[-2000:]
+
+
+def test_the_unit_tests_pass_on_the_compiled_core(compiled: Path) -> None:
+    """Every unit test of the pure core and the agents, run against the compiled modules: they
+    must behave alike on the inputs the tests hold (hostile ones included)."""
+    child = Path(__file__).with_name("fastcore_pytest.py")
+    args = ["-q", "-p", "no:cacheprovider", "tests/unit", "tests/agents", "-k", "not fastcore"]
+    done = subprocess.run(
+        [sys.executable, str(child), str(compiled), *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    lines = done.stdout.strip().splitlines()
+    assert done.returncode == 0, "\n".join(lines[-40:]) + done.stderr[-2000:]
+    assert lines[-1] == f"core file: {compiled / 'monitor' / 'check'}.{_suffix()}"
+    assert " passed" in lines[-2] and "failed" not in lines[-2]
+
+
+def _suffix() -> str:
+    import sysconfig
+
+    return str(sysconfig.get_config_var("EXT_SUFFIX")).lstrip(".")
