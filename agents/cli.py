@@ -50,12 +50,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     try:
         # before anything imports `monitor`: the compiled core replaces it only then
-        core = fastcore.activate(fastcore.choice_from_argv(arguments))
+        fastcore.activate(fastcore.choice_from_argv(arguments))
     except (RuntimeError, ValueError) as exc:
         print(f"ragmon: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    if "stale" in core:  # a build exists but no longer matches: say why it is not used
-        print(f"ragmon: note: {core.removeprefix('pure: ')}; using the pure core", file=sys.stderr)
     from monitor.errors import RagmonError
 
     parser = build_parser()

@@ -128,12 +128,17 @@ def activate(choice: str = "auto", dest: Path | None = None) -> str:
     reason = freshness(dest)
     if reason is None and "monitor" in sys.modules:
         reason = "monitor was imported before the compiled core could be activated"
+    global _why_pure
     if reason is not None:
         if choice == "compiled":
             raise RuntimeError(reason)
+        _why_pure = reason
         return f"pure: {reason}"
     sys.path.insert(0, str(dest))
     return "compiled"
+
+
+_why_pure: str | None = None  # what activate() found, when it chose the pure core
 
 
 def core_kind() -> str:
@@ -141,6 +146,15 @@ def core_kind() -> str:
     module = sys.modules.get("monitor.check")
     origin = getattr(module, "__file__", "") or ""
     return "compiled" if origin.endswith((".so", ".pyd")) else "pure"
+
+
+def describe() -> str:
+    """`core_kind()`, with the reason when a compiled build exists but was not used (for the
+    worker's start-up line and the bench: the one place a user looks for it)."""
+    kind = core_kind()
+    if kind == "pure" and _why_pure is not None and "stale" in _why_pure:
+        return f"pure ({_why_pure})"
+    return kind
 
 
 def choice_from_argv(argv: list[str]) -> str:

@@ -157,7 +157,7 @@ def run_worker(settings: Settings, *, max_wait: float | None = None) -> int:
         servers=settings.bootstrap_servers,
         metrics=f"http://{settings.metrics_host}:{settings.metrics_port}/metrics",
         topics={role: f"{s.name}/{s.partitions}" for role, s in specs.items()},
-        core=fastcore.core_kind(),
+        core=fastcore.describe(),
     )
     _, worker = build_worker(settings, AppDeps(topics=specs), loop=loop)
     try:

@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from itertools import chain, pairwise
 
 from monitor.numbers import NumberMention, NumberSet, numbers, written_in
+from monitor.record import record
 from monitor.text import (
     NUMBER_STRINGS,
     NUMBER_WORDS,
@@ -186,7 +186,7 @@ def index_evidence(text: str) -> EvidenceIndex:
     return index
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ClaimTerms:
     text: str  # citation markers removed
     terms: frozenset[str]  # content stems, each weighing 1 ...

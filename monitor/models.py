@@ -6,8 +6,10 @@ Offsets are 0-based code-point offsets into Python `str`, end exclusive; lines a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
+
+from monitor.record import record
 
 CitationFormat = Literal["span", "line", "numeric", "json_path", "segment"]
 CitationStatus = Literal["valid", "invalid"]
@@ -45,7 +47,7 @@ REJECTION_REASONS: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Document:
     id: str
     text: str | None = None
@@ -63,13 +65,13 @@ class Document:
         return ""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Segment:
     text: str
     citations: tuple[str | int, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class GoldSpan:
     doc_id: str
     start: int
@@ -77,7 +79,7 @@ class GoldSpan:
     page: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AnswerEvent:
     event_id: str
     answer: str
@@ -101,7 +103,7 @@ class AnswerEvent:
         return None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Rejection:
     """An event that could not be decoded or validated. `reason` is one of REJECTION_REASONS."""
 
@@ -111,7 +113,7 @@ class Rejection:
     app: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Citation:
     """One citation as written. A multi-span or `[1, 2]` bracket yields several Citations
     sharing `raw`, `start` and `end`; `group` ties adjacent brackets (cross-references) together.
@@ -134,7 +136,7 @@ class Citation:
     malformed: str | None = None  # why it is malformed, when it is
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CitationResult:
     citation: Citation
     status: CitationStatus
@@ -148,7 +150,7 @@ class CitationResult:
         return self.status == "valid"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Claim:
     index: int
     text: str  # as written, citations included
@@ -162,7 +164,7 @@ class Claim:
         return bool(self.citation_indexes)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Support:
     """What a tier concluded about one claim against its evidence."""
 
@@ -173,13 +175,13 @@ class Support:
     reasons: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ClaimResult:
     claim: Claim
     support: Support
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Scores:
     validity_rate: float | None
     support_rate: float | None
@@ -191,7 +193,7 @@ class Scores:
     span_accuracy: dict[str, float] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Verdict:
     event_id: str
     app: str | None

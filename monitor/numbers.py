@@ -12,8 +12,8 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
+from monitor.record import record
 from monitor.text import NUMBER_WORDS, wordset
 
 _SCALES = {
@@ -50,7 +50,7 @@ _MONTHS = wordset(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class NumberMention:
     raw: str
     value: float

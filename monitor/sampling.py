@@ -15,10 +15,10 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Literal
 
 from monitor.models import AnswerEvent, Verdict
+from monitor.record import record
 
 Clock = Callable[[], float]
 
@@ -161,7 +161,7 @@ class FairShare:
             bucket.adjust(calls)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SamplingPolicy:
     base_rate: float = 0.05
     oversample_rate: float = 0.5
@@ -171,7 +171,7 @@ class SamplingPolicy:
     batch_size: int = 5
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Candidate:
     """What the sampler needs to know about one checked answer."""
 
@@ -183,7 +183,7 @@ class Candidate:
     canary: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Decision:
     sampled: bool
     reason: SampleReason | DropReason | Skip

@@ -12,15 +12,15 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
 
+from monitor.record import record
 from monitor.text import STOPWORDS, wordset
 
 BlockKind = Literal["text", "header", "code", "empty_item", "table"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Sentence:
     start: int
     end: int

@@ -44,12 +44,12 @@ its own), is how that set was collected rather than support, so it is not used.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from monitor.citations.values import value_stated
 from monitor.evidence import claim_terms, index_evidence, shared_bigrams
 from monitor.models import AnswerEvent, CitationResult, Claim, ClaimVerdict, Confidence, Support
 from monitor.options import CheckOptions
+from monitor.record import record
 from monitor.text import remove_spans
 
 SUPPORTED_AT = 0.75
@@ -62,7 +62,7 @@ MISSING_IDENTIFIER_CAP = 0.35  # a code symbol the cited code does not contain
 BINARY_BASE = 0.25  # the base mapped to the binary cut 0.5 (fitted on WiCE dev)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Signals:
     coverage: float
     phrase: float

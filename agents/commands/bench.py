@@ -165,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
     core = core_throughput(events, args.runs, options)
     results["core_throughput"] = core
     print(
-        f"core ({results['core']}): {core['events_per_second_median']:,.0f} events/s "
+        f"core ({fastcore.describe()}): {core['events_per_second_median']:,.0f} events/s "
         f"(median of {args.runs}), {core['us_per_event_median']:.0f} µs/event median, "
         f"p99 {core['us_per_event_p99']:.0f} µs"
     )

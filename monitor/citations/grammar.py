@@ -15,9 +15,9 @@ does not parse is a malformed citation rather than prose.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from monitor.models import CitationFormat
+from monitor.record import record
 
 MAX_RANGE = 100  # longest numeric range [a-b] expanded; longer ones are malformed
 
@@ -31,7 +31,7 @@ _IDENT = r"[A-Za-z_][A-Za-z0-9_-]*"
 _JSON_PATH = re.compile(rf"{_IDENT}(?:\.(?:{_IDENT}|\d+))+")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Parsed:
     """One bracket's meaning; a numeric list or multi-span becomes one Citation per entry."""
 

@@ -22,10 +22,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from rapidfuzz import fuzz
+
+from monitor.record import record
 
 _NUMBER = re.compile(
     r"""
@@ -58,7 +59,7 @@ _SCALE = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Shown:
     """A number as written: its value and half a unit of its last significant digit."""
 

@@ -78,22 +78,23 @@ def test_activation_never_shadows_an_imported_or_stale_monitor(tmp_path: Path) -
     assert fastcore.core_kind() == "pure"
 
 
-def test_the_cli_says_why_a_stale_build_is_not_used(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+def test_a_stale_build_is_named_where_the_core_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agents import cli
-
     stale = {"sources": {**fastcore.source_hashes(), "monitor/check.py": "0" * 64}}
     (tmp_path / fastcore.MANIFEST).write_text(json.dumps(stale), encoding="utf-8")
     monkeypatch.setattr(fastcore, "DEFAULT_BUILD", tmp_path)
-    with pytest.raises(SystemExit):
-        cli.main(["check", "--help"])
-    assert capsys.readouterr().err == (
-        "ragmon: note: compiled core is stale (monitor/check.py changed; make fast rebuilds); "
-        "using the pure core\n"
+    monkeypatch.setattr(fastcore, "_why_pure", None)
+    assert fastcore.describe() == "pure"
+    assert fastcore.activate() == (
+        "pure: compiled core is stale (monitor/check.py changed; make fast rebuilds)"
     )
+    assert fastcore.describe() == (
+        "pure (compiled core is stale (monitor/check.py changed; make fast rebuilds))"
+    )
+    from agents import cli
+
     assert cli.main(["--core", "compiled", "check", "--help"]) == cli.EXIT_USAGE
-    assert "compiled core is stale" in capsys.readouterr().err
 
 
 # --- the real build ----------------------------------------------------------------------------
