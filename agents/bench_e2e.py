@@ -263,11 +263,13 @@ def _passthrough() -> int:
     """A bare Faust agent: answers → out, value and key unchanged, same Faust settings."""
     import faust
 
+    from agents import fetch_wait
     from agents.app import faust_config
     from agents.runner import RagmonWorker
 
     settings = load_settings()
     app = faust.App(settings.app_id, **faust_config(settings))
+    fetch_wait.install(app, settings.fetch_max_wait_ms)  # as the monitor's worker does
     source = app.topic(settings.topic("answers"), key_serializer="raw", value_serializer="raw")
     sink = app.topic(settings.topic("out"), key_serializer="raw", value_serializer="raw")
 

@@ -95,6 +95,10 @@ class Settings(BaseSettings):
     broker_heartbeat_interval: float = 3.0
     #: RAGMON_BROKER_REBALANCE_TIMEOUT: seconds.
     broker_rebalance_timeout: float = 60.0
+    #: RAGMON_FETCH_MAX_WAIT_MS: the longest a worker's fetch waits for data on the broker.
+    #: Kafka answers as soon as data arrives, so this only paces idle partitions; a broker that
+    #: answers at the end of the wait (tansu) adds it to every record's lag. Faust's own: 1500.
+    fetch_max_wait_ms: int = Field(default=500, ge=1, le=60_000)
     #: RAGMON_DATA_DIR: Faust table/state directory.
     data_dir: str = "/tmp/ragmon-data"
 
