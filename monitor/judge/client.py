@@ -138,6 +138,9 @@ class JudgeClient:
         return cache_key(PROMPT_VERSION, model, pair.claim, pair.evidence)
 
     async def _batch(self, model: str, chunk: list[Pair]) -> list[PairOutcome]:
+        if self.down:  # the outcome _attempts would give, without a prompt nobody sends
+            self.observer.call(model, "judge_down")
+            return [PairOutcome("judge_down", model=model)] * len(chunk)
         prompt = build_batch_prompt(chunk)
         try:
             verdicts = await self._logical_call(

@@ -19,6 +19,7 @@ from prometheus_client import CollectorRegistry
 from agents.fake_judge import JudgeHTTPServer
 from agents.judge_agent import JudgeRunner, MetricsObserver
 from agents.metrics import Metrics, build_metrics
+from monitor.judge import client as judge_client
 from monitor.judge.client import JudgeClient
 from monitor.judge.config import JudgeConfig
 from monitor.judge.prompt import Pair
@@ -211,7 +212,9 @@ def _closed_port() -> int:
         return int(s.getsockname()[1])
 
 
-async def test_connection_refused_is_judge_down_and_fails_fast(metrics: Metrics) -> None:
+async def test_connection_refused_is_judge_down_and_fails_fast(
+    metrics: Metrics, monkeypatch: pytest.MonkeyPatch
+) -> None:
     now = [0.0]
     url = f"http://127.0.0.1:{_closed_port()}/v1"
     client = JudgeClient(
@@ -221,8 +224,14 @@ async def test_connection_refused_is_judge_down_and_fails_fast(metrics: Metrics)
     )
     first = await client.judge([SUPPORTED])
     assert client.down and first[0].outcome == "judge_down" and first[0].claim_verdict is None
-    second = await client.judge([CONTRADICTED])  # within the cool-down: no network at all
+
+    def no_prompt(chunk: object) -> None:
+        raise AssertionError("a prompt was built while the judge is down")
+
+    monkeypatch.setattr(judge_client, "build_batch_prompt", no_prompt)
+    second = await client.judge([CONTRADICTED])  # within the cool-down: no network, no prompt
     assert second[0].outcome == "judge_down"
+    monkeypatch.undo()
     assert requests(metrics, "m", "judge_down") == 2
     assert sample(metrics, "ragmon_judge_latency_seconds_count", model="m") == 0
     now[0] = 31.0  # cool-down over: the next call probes (and is refused again)
