@@ -47,6 +47,11 @@ class MetricsObserver:
 
     def __init__(self, metrics: Metrics) -> None:
         self.m = metrics
+        # labels() takes a lock and builds a key each time; a lookup runs once per judged pair
+        self._cache = {
+            True: metrics.judge_cache.labels(result="hit"),
+            False: metrics.judge_cache.labels(result="miss"),
+        }
 
     def call(self, model: str, outcome: str) -> None:
         self.m.judge_requests.labels(model=model, outcome=outcome).inc()
@@ -66,7 +71,7 @@ class MetricsObserver:
         self.m.judge_retries.labels(model=model, reason=reason).inc()
 
     def cache(self, hit: bool) -> None:
-        self.m.judge_cache.labels(result="hit" if hit else "miss").inc()
+        self._cache[hit].inc()
 
 
 class JudgeRunner:
@@ -94,6 +99,9 @@ class JudgeRunner:
         self.judge_agreement = AgreementWindow(canary_window)
         self.max_depth = 0  # highest queue depth seen (benchmarks report it)
         self._tasks: list[asyncio.Task[None]] = []
+        # label children resolved once (labels() locks and builds a key on every call)
+        self._queue_full = metrics.judge_dropped.labels(reason="queue_full")
+        self._claim_counters: dict[tuple[str, str], Any] = {}
 
     # --- intake: never blocks ----------------------------------------------------------------
 
@@ -108,7 +116,7 @@ class JudgeRunner:
         try:
             self.queue.put_nowait(request)
         except asyncio.QueueFull:
-            self.metrics.judge_dropped.labels(reason="queue_full").inc()
+            self._queue_full.inc()
             return False
         depth = self.queue.qsize()
         self.max_depth = max(self.max_depth, depth)
@@ -163,7 +171,7 @@ class JudgeRunner:
         app = self.app_label(request.app)
         for entry in record["claims"]:
             if entry["verdict"] is not None:
-                self.metrics.claims.labels(app=app, verdict=entry["verdict"], tier="judge").inc()
+                self._claim_counter(app, entry["verdict"]).inc()
         if request.gold_label:
             self._canary(app, request, record)
         if self.publish is not None:
@@ -176,6 +184,13 @@ class JudgeRunner:
             await self.audit({"reason": "judge", **record})
             self.metrics.audit_records.labels(reason="judge").inc()
         return record
+
+    def _claim_counter(self, app: str, verdict: str) -> Any:
+        child = self._claim_counters.get((app, verdict))
+        if child is None:
+            child = self.metrics.claims.labels(app=app, verdict=verdict, tier="judge")
+            self._claim_counters[(app, verdict)] = child
+        return child
 
     def _canary(self, app: str, request: JudgeRequest, record: dict[str, Any]) -> None:
         label = request.gold_label or ""
