@@ -52,9 +52,15 @@ class MetricsObserver:
             True: metrics.judge_cache.labels(result="hit"),
             False: metrics.judge_cache.labels(result="miss"),
         }
+        self._calls: dict[tuple[str, str], Any] = {}
 
     def call(self, model: str, outcome: str) -> None:
-        self.m.judge_requests.labels(model=model, outcome=outcome).inc()
+        child = self._calls.get((model, outcome))
+        if child is None:  # models and outcomes are a handful of fixed names
+            child = self._calls[model, outcome] = self.m.judge_requests.labels(
+                model=model, outcome=outcome
+            )
+        child.inc()
 
     def attempt(
         self, model: str, seconds: float, tokens_in: int, tokens_out: int, cost_usd: float

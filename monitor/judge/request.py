@@ -13,12 +13,12 @@ import json
 import re
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from monitor.errors import JudgeError
 from monitor.judge.prompt import Pair, estimate_pairs_tokens
-from monitor.models import AnswerEvent, ClaimResult, Verdict
+from monitor.models import AnswerEvent, CitationResult, ClaimResult, Verdict
+from monitor.record import record
 
 REQUEST_VERSION = 1
 MAX_ANSWER_CHARS = 20_000
@@ -31,7 +31,9 @@ class RequestInvalid(JudgeError):
         super().__init__(message, reason="invalid_request")
 
 
-@dataclass(frozen=True, slots=True)
+# @record, not a frozen dataclass: built on the check path for every sampled answer, and a
+# frozen dataclass sets each field through object.__setattr__.
+@record
 class Item:
     claim_index: int
     claim: str
@@ -44,7 +46,7 @@ class Item:
         return Pair(self.claim, self.evidence)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class JudgeRequest:
     event_id: str
     app: str | None
@@ -112,10 +114,13 @@ def select_evidence(text: str, claim: str, max_chars: int) -> str:
     return "".join(out)
 
 
-def claim_text(result: ClaimResult, verdict: Verdict) -> str:
+def claim_text(
+    result: ClaimResult, verdict: Verdict, by_index: Mapping[int, CitationResult] | None = None
+) -> str:
     """The claim without its citation markers (the judge sees evidence separately)."""
     text = result.claim.text
-    by_index = {c.citation.index: c for c in verdict.citations}
+    if by_index is None:
+        by_index = {c.citation.index: c for c in verdict.citations}
     for i in result.claim.citation_indexes:
         cited = by_index.get(i)
         if cited is not None and cited.citation.raw:
@@ -134,7 +139,7 @@ def judge_items(verdict: Verdict, max_evidence_chars: int = 6_000) -> tuple[Item
         ]
         if not valid:
             continue
-        claim = claim_text(result, verdict)
+        claim = claim_text(result, verdict, by_index)
         budget = max(200, max_evidence_chars // len(valid))
         parts = []
         seen: set[str] = set()
