@@ -52,20 +52,30 @@ _ABSTRACTIVE_WORDS = wordset(
 
 def classify_claim(text: str) -> ClaimKind:
     """Seed 001 decision tree: code/symbol/location/quotation → extractive, purpose → abstractive."""
-    lowered = set(fold(text).split())  # split_words(text.lower()) in one pass
-    if ("`" in text or not lowered.isdisjoint(_EXTRACTIVE_TRIGGERS)) and _EXTRACTIVE_RE.search(
+    # split_words(text.lower()) in one pass; a list: isdisjoint looks each word up without
+    # building a set of the claim's words
+    lowered = fold(text).split()
+    if ("`" in text or not _EXTRACTIVE_TRIGGERS.isdisjoint(lowered)) and _EXTRACTIVE_RE.search(
         text
     ):
         return "extractive"
     if ('"' in text or "“" in text) and quotations(text):
         return "extractive"
-    if not lowered.isdisjoint(_ABSTRACTIVE_WORDS):
+    if not _ABSTRACTIVE_WORDS.isdisjoint(lowered):
         return "abstractive"
     return "unknown"
 
 
 def has_words(text: str, minimum: int) -> bool:
     """At least `minimum` whitespace-separated tokens hold a letter or digit ("—" is no word)."""
+    need = max(minimum, 1)
+    head = text.split(None, need)  # the first `need` tokens, then the rest unsplit
+    if len(head) >= need:
+        for i in range(need):
+            if not head[i].isalnum():
+                break
+        else:
+            return True  # a sentence's first words are plain words: no full split
     tokens = text.split()
     if len(tokens) < minimum:
         return False
