@@ -137,16 +137,50 @@ def _maybe_abbreviation(token: str) -> bool:
     return "." in bare or not bare.isalpha()
 
 
+_ENDS = ".!?"
+_CLOSERS = "\"'”’)]"
+
+
+def _terminators(text: str, start: int, end: int) -> list[tuple[int, int, int]]:
+    """The matches of `_TERMINATOR_RE` in text[start:end] as (start, end of the [.!?] run, end),
+    by str.find: the regex tried its character set at every position of the answer."""
+    out: list[tuple[int, int, int]] = []
+    period = text.find(".", start, end)
+    bang = text.find("!", start, end)
+    query = text.find("?", start, end)
+    pos = start
+    while True:
+        if 0 <= period < pos:
+            period = text.find(".", pos, end)
+        if 0 <= bang < pos:
+            bang = text.find("!", pos, end)
+        if 0 <= query < pos:
+            query = text.find("?", pos, end)
+        first = period
+        if bang >= 0 and (first < 0 or bang < first):
+            first = bang
+        if query >= 0 and (first < 0 or query < first):
+            first = query
+        if first < 0:
+            return out
+        k = first + 1
+        while k < end and text[k] in _ENDS:
+            k += 1
+        run_end = k
+        while k < end and text[k] in _CLOSERS:
+            k += 1
+        out.append((first, run_end, k))
+        pos = k
+
+
 def _split_block(
     text: str, start: int, end: int, protected: _Ranges, out: list[tuple[int, int]]
 ) -> None:
     sent_start = start
     starts, ranges = protected.starts, protected.ranges
-    for m in _TERMINATOR_RE.finditer(text, start, end):
-        after = m.end()
+    for mark, run_end, after in _terminators(text, start, end):
         if after < end and not text[after].isspace():
             continue  # 3.14, report.pdf, "a.b": no space, no sentence end
-        mark = m.start()
         i = bisect.bisect_right(starts, mark) - 1
         if i >= 0 and mark < ranges[i][1]:
             continue  # inside brackets, inline code, a URL or a quotation
@@ -164,7 +198,7 @@ def _split_block(
         # the word that follows is read only when the decision needs it
         if mark > 0 and text[mark - 1] == "]":
             pass  # a citation closes its sentence whatever follows
-        elif text[mark] == "." and m.group(0).rstrip("\"'”’)]") == ".":
+        elif run_end - mark == 1 and text[mark] == ".":  # a lone period, closing marks aside
             token = _word_before(text, mark, sent_start)
             if _is_abbreviation(token):
                 following = _next_word(text, nxt, end)
