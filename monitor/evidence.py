@@ -72,7 +72,7 @@ class EvidenceIndex:
         "_passage_stems",
         "_phrases",
         "_stem_lists",
-        "stems",
+        "_stems",
         "text",
     )
 
@@ -82,15 +82,30 @@ class EvidenceIndex:
         # one by one in Python (STEMS[word] stems a word not seen before, "" for a stopword)
         flat = list(filter(None, map(_STEM, _passages(text).replace(_MARK, " . ").split())))
         self._flat = flat  # content stems in order, _MARK between passages
-        stems = set(flat)
-        stems.discard(_MARK)
-        self.stems: frozenset[str] = frozenset(stems)
+        self._stems: frozenset[str] | None = None
         self._stem_lists: list[list[str]] | None = None
         self._passage_stems: tuple[frozenset[str], ...] | None = None
         self._bigrams: frozenset[str] | None = None
         self._phrases: str | None = None
         self._numbers: NumberSet | None = None
         self._lowered: str | None = None
+
+    @property
+    def stems(self) -> frozenset[str]:
+        """The text's content stems."""
+        if self._stems is None:
+            stems = set(self._flat)
+            stems.discard(_MARK)
+            self._stems = frozenset(stems)
+        return self._stems
+
+    def stems_found(self, terms: frozenset[str]) -> frozenset[str]:
+        """`terms & self.stems`, from the flat stems while the set is not built: most texts are
+        cited once, and a claim has far fewer terms than its evidence has stems. No term is a
+        passage mark (periods separate words)."""
+        if self._stems is not None:
+            return terms & self._stems
+        return terms.intersection(self._flat)
 
     @property
     def stem_lists(self) -> list[list[str]]:
@@ -216,6 +231,19 @@ _NONE: frozenset[str] = frozenset()
 _NOT_TERMS = GENERIC_CODE_WORDS  # and digit strings: figures are checked exactly, not as terms
 
 
+def _pairs(stems: list[str]) -> list[str]:
+    """ "a b" for each two consecutive stems, stopwords ("") skipped: a loop of f-strings, no
+    filter, pairwise, map or join calls per pair."""
+    out: list[str] = []
+    prev = ""
+    for key in stems:
+        if key:
+            if prev:
+                out.append(f"{prev} {key}")
+            prev = key
+    return out
+
+
 def claim_terms(text: str) -> ClaimTerms:
     """Content terms of a claim; names the reader could check weigh double."""
     separated = separate(text)
@@ -277,7 +305,7 @@ def claim_terms(text: str) -> ClaimTerms:
         frozenset(terms),
         frozenset(heavy),
         frozenset(names),
-        frozenset(map(" ".join, pairwise(filter(None, stems)))),
+        frozenset(_pairs(stems)),
         tuple(ids),
         tuple(numbers(text)),
     )

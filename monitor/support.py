@@ -100,7 +100,10 @@ def signals(claim_text: str, evidence_texts: Sequence[str]) -> Signals:
     indexes = [index_evidence(t) for t in evidence_texts]
     total = _weight(terms.terms, terms.heavy)
     if indexes and total:
-        found = terms.terms & _union([ev.stems for ev in indexes])
+        if len(indexes) == 1:
+            found = indexes[0].stems_found(terms.terms)
+        else:
+            found = terms.terms & _union([ev.stems for ev in indexes])
         missing_names = len(terms.names - found)
         coverage = _weight(found, terms.heavy) / total
     elif total:
