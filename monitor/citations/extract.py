@@ -199,19 +199,12 @@ def _build(p: Parsed, raw: str, start: int, end: int, group: int, base: int) -> 
         ]
     if p.format == "json_path":
         return [Citation(base, raw, "json_path", start, end, group, path=p.path)]
+    # positional (index, raw, format, start, end, group, doc_ref, page, range_start, range_end,
+    # number, path, excerpt): keyword arguments cost the generated __init__ more per call
+    doc_ref, page, excerpt = p.doc_ref, p.page, p.excerpt
     return [
         Citation(
-            index=base + k,
-            raw=raw,
-            format=p.format,
-            start=start,
-            end=end,
-            group=group,
-            doc_ref=p.doc_ref,
-            page=p.page,
-            range_start=a,
-            range_end=b,
-            excerpt=p.excerpt,
+            base + k, raw, p.format, start, end, group, doc_ref, page, a, b, None, None, excerpt
         )
         for k, (a, b) in enumerate(p.ranges)
     ]
