@@ -16,11 +16,25 @@ from prometheus_client import Counter
 LabelKey = tuple[Counter, tuple[str, ...]]
 
 
+class Children:
+    """Each label set's child of a counter, looked up once (label values in declared order)."""
+
+    def __init__(self) -> None:
+        self._children: dict[LabelKey, Any] = {}
+
+    def __call__(self, counter: Counter, labels: tuple[str, ...]) -> Any:
+        key = (counter, labels)
+        found = self._children.get(key)
+        if found is None:
+            found = self._children[key] = counter.labels(*labels)
+        return found
+
+
 class BatchCounters:
     def __init__(self) -> None:
         self._pending: dict[LabelKey, int] = {}
         self._exemplars: dict[LabelKey, dict[str, str]] = {}
-        self._children: dict[LabelKey, Any] = {}
+        self.child = Children()
 
     def add(self, counter: Counter, labels: tuple[str, ...], n: int = 1) -> None:
         key = (counter, labels)
@@ -30,13 +44,6 @@ class BatchCounters:
     def exemplar(self, counter: Counter, labels: tuple[str, ...], exemplar: dict[str, str]) -> None:
         """Attach `exemplar` to this label set's increment of the batch (the last one wins)."""
         self._exemplars[(counter, labels)] = exemplar
-
-    def child(self, counter: Counter, labels: tuple[str, ...]) -> Any:
-        key = (counter, labels)
-        found = self._children.get(key)
-        if found is None:
-            found = self._children[key] = counter.labels(*labels)
-        return found
 
     def flush(self) -> None:
         pending, exemplars = self._pending, self._exemplars

@@ -27,6 +27,7 @@ from typing import Any
 import structlog
 
 from agents.canary import cheap_canary_hook
+from agents.counting import Children
 from agents.metrics import Metrics
 from agents.records import judge_delta, score_entry, score_record
 from monitor.judge.answer import AgreementWindow, says_supported
@@ -48,19 +49,10 @@ class MetricsObserver:
     def __init__(self, metrics: Metrics) -> None:
         self.m = metrics
         # labels() takes a lock and builds a key each time; a lookup runs once per judged pair
-        self._cache = {
-            True: metrics.judge_cache.labels(result="hit"),
-            False: metrics.judge_cache.labels(result="miss"),
-        }
-        self._calls: dict[tuple[str, str], Any] = {}
+        self._child = Children()
 
     def call(self, model: str, outcome: str) -> None:
-        child = self._calls.get((model, outcome))
-        if child is None:  # models and outcomes are a handful of fixed names
-            child = self._calls[model, outcome] = self.m.judge_requests.labels(
-                model=model, outcome=outcome
-            )
-        child.inc()
+        self._child(self.m.judge_requests, (model, outcome)).inc()
 
     def attempt(
         self, model: str, seconds: float, tokens_in: int, tokens_out: int, cost_usd: float
@@ -77,7 +69,7 @@ class MetricsObserver:
         self.m.judge_retries.labels(model=model, reason=reason).inc()
 
     def cache(self, hit: bool) -> None:
-        self._cache[hit].inc()
+        self._child(self.m.judge_cache, ("hit" if hit else "miss",)).inc()
 
 
 class JudgeRunner:
@@ -107,7 +99,7 @@ class JudgeRunner:
         self._tasks: list[asyncio.Task[None]] = []
         # label children resolved once (labels() locks and builds a key on every call)
         self._queue_full = metrics.judge_dropped.labels(reason="queue_full")
-        self._claim_counters: dict[tuple[str, str], Any] = {}
+        self._child = Children()
 
     # --- intake: never blocks ----------------------------------------------------------------
 
@@ -177,7 +169,7 @@ class JudgeRunner:
         app = self.app_label(request.app)
         for entry in record["claims"]:
             if entry["verdict"] is not None:
-                self._claim_counter(app, entry["verdict"]).inc()
+                self._child(self.metrics.claims, (app, entry["verdict"], "judge")).inc()
         if request.gold_label:
             self._canary(app, request, record)
         if self.publish is not None:
@@ -190,13 +182,6 @@ class JudgeRunner:
             await self.audit({"reason": "judge", **record})
             self.metrics.audit_records.labels(reason="judge").inc()
         return record
-
-    def _claim_counter(self, app: str, verdict: str) -> Any:
-        child = self._claim_counters.get((app, verdict))
-        if child is None:
-            child = self.metrics.claims.labels(app=app, verdict=verdict, tier="judge")
-            self._claim_counters[(app, verdict)] = child
-        return child
 
     def _canary(self, app: str, request: JudgeRequest, record: dict[str, Any]) -> None:
         label = request.gold_label or ""
