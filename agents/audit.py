@@ -19,11 +19,13 @@ from typing import Any
 
 import structlog
 
+from agents.counting import Children
+from agents.jsonout import dumps
 from agents.metrics import Metrics
 from monitor.audit import Redactor, audit_reason
 from monitor.models import Verdict
 from monitor.settings import Settings
-from monitor.verdict_io import dumps_line, verdict_to_dict
+from monitor.verdict_io import verdict_to_dict
 
 #: A record must fit in one Kafka message (1 MB by default) with room for headers.
 MAX_RECORD_BYTES = 900_000
@@ -77,7 +79,7 @@ def lean_verdict_dict(verdict: Verdict) -> dict[str, Any]:
 
 
 def encode_record(record: dict[str, Any]) -> bytes:
-    return dumps_line(record).encode("utf-8")
+    return dumps(record)
 
 
 def _fit(record: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
@@ -114,6 +116,7 @@ class AuditTrail:
 
             raise ConfigError(f"RAGMON_REDACT: {exc}") from None
         self.metrics = metrics
+        self._child = Children()
         self.send = send
         self.logger = logger if logger is not None else _audit_logger(settings.audit_log)
 
@@ -137,5 +140,5 @@ class AuditTrail:
         if self.logger is not None:
             self.logger.info("audit", **record)
         if self.metrics is not None:
-            self.metrics.audit_records.labels(reason=reason).inc()
+            self._child(self.metrics.audit_records, (reason,)).inc()
         return reason

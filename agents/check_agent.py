@@ -13,7 +13,6 @@ input.
 
 from __future__ import annotations
 
-import json
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -27,6 +26,7 @@ from agents.audit import AuditTrail
 from agents.counting import BatchCounters
 from agents.dedup import RecentIds
 from agents.dlq import CHECK_ERROR, dlq_record
+from agents.jsonout import dumps
 from agents.metrics import AppLabels, Metrics
 from agents.records import (
     COUNT_FIELDS,
@@ -91,10 +91,6 @@ def _event_time(event: AnswerEvent, meta: RecordMeta, now: float) -> float:
         except ValueError:
             pass
     return meta.timestamp if meta.timestamp is not None else now
-
-
-def _json(value: Any) -> bytes:
-    return json.dumps(value, separators=(",", ":")).encode("utf-8")
 
 
 class CheckProcessor:
@@ -177,7 +173,7 @@ class CheckProcessor:
         observations to Prometheus."""
         scores, self._scores = self._scores, {}
         for app, entries in scores.items():
-            self.emit("scores", app.encode("utf-8"), _json(score_record(app, entries)))
+            self.emit("scores", app.encode("utf-8"), dumps(score_record(app, entries)))
         if self._last is not None:
             event_id, duration, lag = self._last
             exemplar = {"event_id": event_id}
@@ -213,7 +209,7 @@ class CheckProcessor:
         self.emit(
             "dlq",
             meta.key,
-            _json(
+            dumps(
                 dlq_record(
                     reason=rejection.reason,
                     error=rejection.detail,
