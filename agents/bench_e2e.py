@@ -2,16 +2,18 @@
 
 In one run, on one broker, with the same Faust settings and partitions:
 
-1. the monitor's worker gets a backlog of standard-mix events; throughput is measured from the
-   timestamps of its score records (first to last, weighted by the answers each carries), so
-   start-up time is excluded;
-2. it is then fed at 50% of its measured rate; the event lag of an answer is the timestamp of
+1. throughput, in `rounds` rounds, after a warm-up: each round freezes the monitor's worker
+   (SIGSTOP), writes a backlog of fresh standard-mix events, lets it go (SIGCONT), then does the
+   same with a bare Faust pass-through worker (consume `answers`, forward every value). A rate
+   is taken from the timestamps of the worker's output records (first to last, weighted by the
+   answers each carries). The figure is the median of the rounds' ratios: the two rates of a
+   round are measured seconds apart, so a slow phase of the shared machine hits both of them;
+2. the monitor is fed at 50% of its median rate; the event lag of an answer is the timestamp of
    the score record that carries it (when the check agent published it) minus the answer's
    record timestamp on `answers`;
-3. it keeps consuming until it has checked `rss_events` events; its RSS is read from /proc;
-4. a bare Faust pass-through worker (consume `answers`, forward every value) gets the same
-   backlog, then the same paced rate (its lag shows the broker's own floor: tansu answers a
-   fetch only when its wait expires, and Faust's fetch wait is 1.5 s).
+3. the same worker keeps consuming until it has checked `rss_events` events in all; its RSS is
+   read from /proc;
+4. the pass-through gets the same paced rate (its lag shows the broker's and Faust's floor).
 
 Workers are separate processes (`ragmon worker`, `python -m agents.bench_e2e passthrough`).
 """
@@ -19,8 +21,10 @@ Workers are separate processes (`ragmon worker`, `python -m agents.bench_e2e pas
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -156,6 +160,7 @@ def measure(
     throughput_events: int = 10_000,
     lag_seconds: float = 20.0,
     rss_events: int = 100_000,
+    rounds: int = 3,
     workdir: str | None = None,
 ) -> dict[str, Any]:
     work = Path(workdir or tempfile.mkdtemp(prefix="ragmon-bench-"))
@@ -164,7 +169,9 @@ def measure(
     bootstrap = broker.start()
     procs: list[subprocess.Popen[bytes]] = []
     try:
-        return _measure(events, bootstrap, work, procs, throughput_events, lag_seconds, rss_events)
+        return _measure(
+            events, bootstrap, work, procs, throughput_events, lag_seconds, rss_events, rounds
+        )
     finally:
         for proc in procs:
             _stop(proc)
@@ -185,6 +192,111 @@ def _summary(lags: list[float]) -> dict[str, Any]:
     }
 
 
+def _tagged_answers(tag: str) -> Any:
+    """Weight of a score record: how many of its answers carry ids starting with `tag`."""
+
+    def weight(record: Any) -> int:
+        return sum(
+            1 for e in json.loads(record.value).get("events") or () if str(e[0]).startswith(tag)
+        )
+
+    return weight
+
+
+def _tagged_values(tag: str) -> Any:
+    needle = f'"event_id": "{tag}'.encode()
+
+    def weight(record: Any) -> int:
+        return 1 if needle in record.value else 0
+
+    return weight
+
+
+@contextlib.contextmanager
+def _paused(proc: subprocess.Popen[bytes]) -> Iterator[None]:
+    """The worker frozen (SIGSTOP) while a backlog is written: it then meets the whole backlog
+    at once, as after a start, without the restart (a new consumer-group member, table
+    recovery) in the measurement. A few seconds stay far inside the group session timeout."""
+    os.kill(proc.pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.kill(proc.pid, signal.SIGCONT)
+
+
+async def _ends(bootstrap: str, topic: str) -> dict[Any, int]:
+    from aiokafka import AIOKafkaConsumer, TopicPartition
+
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    await consumer.start()
+    try:
+        tps = [TopicPartition(topic, p) for p in range(PARTITIONS)]
+        return dict(await consumer.end_offsets(tps))
+    finally:
+        await consumer.stop()
+
+
+async def _output_since(
+    bootstrap: str, topic: str, starts: dict[Any, int], count: int, weight: Any, timeout: float
+) -> list[Any]:
+    """The records a worker writes to `topic` after `starts`, once their weights reach `count`.
+
+    The bench reads them only after the topic's end offsets have stood still for a second: a
+    reader running beside the worker would take CPU from it, and far more from a worker that
+    writes a record per answer (the pass-through) than from one writing a record per batch."""
+    from aiokafka import AIOKafkaConsumer
+
+    deadline = time.monotonic() + timeout
+    previous: dict[Any, int] = dict(starts)
+    still = 0
+    while time.monotonic() < deadline:
+        await asyncio.sleep(0.5)
+        ends = await _ends(bootstrap, topic)
+        still = still + 1 if ends == previous and ends != starts else 0
+        previous = ends
+        if still < 2:
+            continue
+        consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+        await consumer.start()
+        out: list[Any] = []
+        try:
+            consumer.assign(list(starts))
+            for tp, offset in starts.items():
+                consumer.seek(tp, offset)
+            empty = 0
+            while empty < 2:
+                batch = await consumer.getmany(timeout_ms=300, max_records=5000)
+                empty = 0 if batch else empty + 1
+                for records in batch.values():
+                    out.extend(records)
+        finally:
+            await consumer.stop()
+        if sum(weight(r) for r in out) >= count:
+            return out
+        still = 0
+    raise TimeoutError(f"{topic}: fewer than {count} answers came out in {timeout:.0f} s")
+
+
+def _backlog_rate(
+    settings: Settings,
+    bootstrap: str,
+    source: str,
+    sink: str,
+    events: list[bytes],
+    n: int,
+    tag: str,
+    weight: Any,
+    proc: subprocess.Popen[bytes],
+) -> float:
+    """How fast the running worker `proc` works through `n` fresh events written while it
+    was paused."""
+    starts = asyncio.run(_ends(bootstrap, sink))
+    with _paused(proc):
+        asyncio.run(_publish(settings, source, renamed(events, n, tag), None))
+    records = asyncio.run(_output_since(bootstrap, sink, starts, n, weight, timeout=1200))
+    return _rate([r for r in records if weight(r)], weight=weight)
+
+
 def _measure(
     events: list[bytes],
     bootstrap: str,
@@ -193,28 +305,91 @@ def _measure(
     n: int,
     lag_seconds: float,
     rss_events: int,
+    rounds: int,
 ) -> dict[str, Any]:
-    out: dict[str, Any] = {"throughput_events": n, "partitions": PARTITIONS}
+    out: dict[str, Any] = {"throughput_events": n, "partitions": PARTITIONS, "rounds": rounds}
     client = {"bootstrap_servers": bootstrap}
-
-    # --- 1. the monitor on a backlog ---------------------------------------------------------
     mon = load_settings(bootstrap_servers=bootstrap, topic_prefix="mon.", partitions=PARTITIONS)
     mon_specs = topic_specs(mon)
     asyncio.run(ensure_topics(mon, client, mon_specs))
     answers, scores = mon_specs["answers"].name, mon_specs["scores"].name
-    asyncio.run(_publish(mon, answers, renamed(events, n, "tp"), None))
+    pt = load_settings(bootstrap_servers=bootstrap, topic_prefix="pt.", partitions=PARTITIONS)
+    pt_specs = {
+        "answers": TopicSpec("answers", "pt.answers", PARTITIONS),
+        "out": TopicSpec("out", "pt.out", PARTITIONS),
+    }
+    asyncio.run(ensure_topics(pt, client, pt_specs))
     port = free_port()
-    env = _env(bootstrap, "mon.", "bench-mon", port, work)
-    worker = _spawn(["agents.cli", "worker"], env, work / "worker.log")
+    worker = _spawn(
+        ["agents.cli", "worker"],
+        _env(bootstrap, "mon.", "bench-mon", port, work),
+        work / "worker.log",
+    )
     procs.append(worker)
-    scored = asyncio.run(_read(bootstrap, scores, n, timeout=1200, weight=_answers))
-    out["monitor_events_per_s"] = _rate(scored, weight=_answers)
+    passthrough = _spawn(
+        ["agents.bench_e2e", "passthrough"],
+        _env(bootstrap, "pt.", "bench-pt", free_port(), work),
+        work / "passthrough.log",
+    )
+    procs.append(passthrough)
 
-    # --- 2. its lag at 50% of that rate: score record published − answer record timestamp --
+    # --- 0. both workers started and warm (imports, group join, first fetches) -------------
+    warm = min(n, 1000)
+    asyncio.run(_publish(mon, answers, renamed(events, warm, "warm"), None))
+    asyncio.run(_publish(pt, "pt.answers", renamed(events, warm, "ptwarm"), None))
+    asyncio.run(_read(bootstrap, scores, warm, timeout=600, weight=_tagged_answers("warm")))
+    asyncio.run(_read(bootstrap, "pt.out", warm, timeout=600, weight=_tagged_values("ptwarm")))
+
+    # --- 1. backlogs, the monitor and the pass-through in turn: the two rates of a round are
+    # measured seconds apart, so a slow phase of the shared machine hits both -----------------
+    mon_rates, pt_rates = [], []
+    for r in range(rounds):
+        mon_rates.append(
+            _backlog_rate(
+                mon,
+                bootstrap,
+                answers,
+                scores,
+                events,
+                n,
+                f"tp{r}-",
+                _tagged_answers(f"tp{r}-"),
+                worker,
+            )
+        )
+        pt_rates.append(
+            _backlog_rate(
+                pt,
+                bootstrap,
+                "pt.answers",
+                "pt.out",
+                events,
+                n,
+                f"pt{r}-",
+                _tagged_values(f"pt{r}-"),
+                passthrough,
+            )
+        )
+        print(
+            f"  round {r + 1}/{rounds}: monitor {mon_rates[-1]:,.0f}/s, "
+            f"pass-through {pt_rates[-1]:,.0f}/s, ratio {mon_rates[-1] / pt_rates[-1]:.3f}",
+            file=sys.stderr,
+        )
+    ratios = [m / p for m, p in zip(mon_rates, pt_rates, strict=True)]
+    out["monitor_events_per_s"] = statistics.median(mon_rates)
+    out["passthrough_events_per_s"] = statistics.median(pt_rates)
+    out["rounds_monitor_events_per_s"] = mon_rates
+    out["rounds_passthrough_events_per_s"] = pt_rates
+    out["rounds_ratio"] = ratios
+    out["monitor_vs_passthrough"] = statistics.median(ratios)
+
+    # --- 2. the monitor's lag at 50% of its rate: score record published − answer record time
     rate = out["monitor_events_per_s"] / 2
     lag_n = max(50, int(rate * lag_seconds))
     asyncio.run(_publish(mon, answers, renamed(events, lag_n, "lag"), rate))
-    records = asyncio.run(_read(bootstrap, scores, n + lag_n, timeout=600, weight=_answers))
+    records = asyncio.run(
+        _read(bootstrap, scores, lag_n, timeout=600, weight=_tagged_answers("lag"))
+    )
     lags = sorted(
         r.timestamp / 1000 - entry[1]
         for r in records
@@ -224,10 +399,10 @@ def _measure(
     out["lag_rate_events_per_s"] = rate
     out["monitor_lag"] = _summary(lags)
 
-    # --- 3. RSS after rss_events events -----------------------------------------------------
-    done = n + lag_n
-    if rss_events > done:
-        asyncio.run(_publish(mon, answers, renamed(events, rss_events - done, "rss"), None))
+    # --- 3. the worker's RSS once it has checked `rss_events` events in all ------------------
+    missing = rss_events - int(_checked(port))
+    if missing > 0:
+        asyncio.run(_publish(mon, answers, renamed(events, missing, "rss"), None))
     deadline = time.monotonic() + 3600
     while time.monotonic() < deadline and _checked(port) < rss_events:
         time.sleep(2)
@@ -235,27 +410,16 @@ def _measure(
     out["monitor_rss_mb"] = rss_mb(worker.pid)
     _stop(worker)
 
-    # --- 4. bare Faust pass-through: same backlog, then the same paced rate -----------------
-    pt = load_settings(bootstrap_servers=bootstrap, topic_prefix="pt.", partitions=PARTITIONS)
-    specs = {
-        "answers": TopicSpec("answers", "pt.answers", PARTITIONS),
-        "out": TopicSpec("out", "pt.out", PARTITIONS),
-    }
-    asyncio.run(ensure_topics(pt, client, specs))
-    asyncio.run(_publish(pt, "pt.answers", renamed(events, n, "pt"), None))
-    env = _env(bootstrap, "pt.", "bench-pt", free_port(), work)
-    proc = _spawn(["agents.bench_e2e", "passthrough"], env, work / "passthrough.log")
-    procs.append(proc)
-    forwarded = asyncio.run(_read(bootstrap, "pt.out", n, timeout=600))
-    out["passthrough_events_per_s"] = _rate(forwarded)
+    # --- 4. the pass-through at the same paced rate -------------------------------------------
     asyncio.run(_publish(pt, "pt.answers", renamed(events, lag_n, "ptlag"), rate))
-    inputs = asyncio.run(_read(bootstrap, "pt.answers", n + lag_n, timeout=600))
-    outputs = asyncio.run(_read(bootstrap, "pt.out", n + lag_n, timeout=600))
+    inputs = asyncio.run(_read(bootstrap, "pt.answers", warm + n * rounds + lag_n, timeout=600))
+    outputs = asyncio.run(
+        _read(bootstrap, "pt.out", lag_n, timeout=600, weight=_tagged_values("ptlag"))
+    )
     tagged = [r for r in inputs if b'"event_id": "ptlag' in r.value]
     out["passthrough_lag_same_rate"] = _summary(_lags(tagged, outputs))
-    out["passthrough_rss_mb"] = rss_mb(proc.pid)
-    _stop(proc)
-    out["monitor_vs_passthrough"] = out["monitor_events_per_s"] / out["passthrough_events_per_s"]
+    out["passthrough_rss_mb"] = rss_mb(passthrough.pid)
+    _stop(passthrough)
     return out
 
 
@@ -291,6 +455,7 @@ def _section(args: Any, events: list[bytes]) -> dict[str, Any]:
         events,
         throughput_events=int(os.environ.get("RAGMON_BENCH_E2E_EVENTS", "10000")),
         rss_events=int(os.environ.get("RAGMON_BENCH_RSS_EVENTS", "100000")),
+        rounds=int(os.environ.get("RAGMON_BENCH_E2E_ROUNDS", "3")),
     )
 
 
