@@ -17,8 +17,9 @@ from typing import Any
 
 import structlog
 from aiokafka import AIOKafkaConsumer, TopicPartition
-from faust.tables.recovery import Recovery
 from faust.types import TP
+
+from agents.resume_fix import SeekThenResumeRecovery
 
 log = structlog.get_logger("ragmon.recovery")
 
@@ -55,7 +56,7 @@ async def last_offsets(
     return found
 
 
-class ExactEndRecovery(Recovery):
+class ExactEndRecovery(SeekThenResumeRecovery):
     client_kwargs: dict[str, Any]  # set by install()
 
     async def _build_highwaters(
@@ -87,7 +88,8 @@ class ExactEndRecovery(Recovery):
 
 
 def install(app: Any, client_kwargs: dict[str, Any]) -> None:
-    """Use ExactEndRecovery for this Faust app's tables (before the worker starts)."""
+    """Use ExactEndRecovery (which also resumes streams safely, see agents.resume_fix) for this
+    Faust app's tables (before the worker starts)."""
     tables = app.tables
     recovery = ExactEndRecovery(app, tables, beacon=tables.beacon, loop=tables.loop)
     recovery.client_kwargs = client_kwargs
