@@ -4,9 +4,8 @@ Most answers of a stream are audited, and encoding their ~2 KB verdict records w
 library cost ~19 µs each, 4-5% of an answer's whole path through the worker; orjson does it in
 ~3 µs. orjson cannot encode everything the standard library can (lone surrogates, which JSON
 input may carry in escapes, and integers beyond 64 bits, which a span end may be), so such a
-value falls back to the standard library, with the same output rules as
-`monitor.verdict_io.dumps_line`: compact separators, non-ASCII kept, escapes only when UTF-8
-cannot carry a string.
+value falls back to `monitor.verdict_io.dumps_line` (compact separators, non-ASCII kept,
+escapes only when UTF-8 cannot carry a string).
 
 Both give the same JSON value for every value the worker publishes. They differ on a float that
 is not finite: orjson writes `null` (valid JSON), the standard library `NaN` (not JSON). The
@@ -18,32 +17,28 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from monitor.verdict_io import dumps_line
+
 try:
     import orjson
 except ImportError:  # pragma: no cover - orjson is a dependency; the fallback keeps tools working
     orjson = None  # type: ignore[assignment]
 
-_SEPARATORS = (",", ":")
 
-
-def _stdlib(value: Any) -> bytes:
-    text = json.dumps(value, ensure_ascii=False, separators=_SEPARATORS)
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        return json.dumps(value, ensure_ascii=True, separators=_SEPARATORS).encode("ascii")
+def _stdlib(record: dict[str, Any]) -> bytes:
+    return dumps_line(record).encode("utf-8")
 
 
 if orjson is not None:
     _fast = orjson.dumps
     _FastError: type[Exception] = orjson.JSONEncodeError
 
-    def dumps(value: Any) -> bytes:
-        """`value` as compact UTF-8 JSON."""
+    def dumps(record: dict[str, Any]) -> bytes:
+        """`record` as compact UTF-8 JSON."""
         try:
-            return _fast(value)
+            return _fast(record)
         except _FastError:
-            return _stdlib(value)
+            return _stdlib(record)
 
 else:  # pragma: no cover
     dumps = _stdlib
