@@ -7,6 +7,7 @@ Prometheus registry), so tests and benchmarks can build as many as they need.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,7 +27,6 @@ from agents.canary import cheap_canary_hook
 from agents.check_agent import CheckProcessor, VerdictHook
 from agents.check_batch import CheckBatches
 from agents.connection import bootstrap_servers, broker_reachable, client_kwargs, faust_credentials
-from agents.jsonout import loads
 from agents.metrics import AppLabels, Metrics, build_metrics
 from agents.outbox import Outbox, ProducerPublisher, Publish
 from agents.topics import TopicSpec, topic_specs
@@ -204,7 +204,7 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
     async def aggregate(stream: Any) -> None:
         async for event in stream.events():
             try:
-                value = loads(event.value) if event.value else None
+                value = json.loads(event.value) if event.value else None
             except ValueError:
                 value = None
             msg = event.message

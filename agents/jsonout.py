@@ -14,7 +14,6 @@ records hold no such floats; the difference is stated so nobody relies on either
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from monitor.verdict_io import dumps_line
@@ -42,15 +41,3 @@ if orjson is not None:
 
 else:  # pragma: no cover
     dumps = _stdlib
-
-
-def loads(data: bytes | str) -> Any:
-    """A record the worker wrote itself (a score record), so no duplicate keys to look for.
-    orjson refuses escaped lone surrogates, which `dumps` writes for an event id that had one:
-    the standard library reads those (and raises ValueError on what is not JSON at all)."""
-    if orjson is not None:
-        try:
-            return orjson.loads(data)
-        except orjson.JSONDecodeError:
-            pass
-    return json.loads(data)

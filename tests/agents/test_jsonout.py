@@ -36,14 +36,12 @@ def test_dumps_gives_the_value_the_standard_library_gives(inner: Any) -> None:
     assert isinstance(data, bytes)
     data.decode("utf-8")  # always valid UTF-8, lone surrogates included
     assert json.loads(data) == json.loads(json.dumps(value))
-    assert jsonout.loads(data) == json.loads(data)
 
 
 def test_values_orjson_cannot_take_fall_back_to_the_standard_library() -> None:
     big = 10**30
     assert jsonout.dumps({"end": big}) == b'{"end":1000000000000000000000000000000}'
     assert jsonout.dumps({"id": "\ud800x"}) == b'{"id":"\\ud800x"}'
-    assert jsonout.loads(b'["\\ud800x"]') == ["\ud800x"]
 
 
 def test_compact_and_non_ascii_kept_in_key_order() -> None:
@@ -52,15 +50,6 @@ def test_compact_and_non_ascii_kept_in_key_order() -> None:
     )
 
 
-def test_loads_raises_value_error_on_what_is_not_json() -> None:
-    for bad in (b"", b"{", b"[1,]", b"\xff"):
-        try:
-            jsonout.loads(bad)
-        except ValueError:
-            continue
-        raise AssertionError(f"{bad!r} was read")
-
-
 def test_a_score_record_round_trips() -> None:
     record = {"app": "docs-qa", "events": [["id-1", 1700000000.123456, 1700000001.5, 0, [1, 0, 2]]]}
-    assert jsonout.loads(jsonout.dumps(record)) == record
+    assert json.loads(jsonout.dumps(record)) == record
