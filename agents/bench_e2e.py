@@ -118,11 +118,6 @@ def _one(record: Any) -> int:
     return 1
 
 
-def _answers(record: Any) -> int:
-    """How many answers a score record carries."""
-    return len(json.loads(record.value).get("events") or ())
-
-
 async def _read(
     bootstrap: str, topic: str, count: int, timeout: float, weight: Any = _one
 ) -> list[Any]:
