@@ -10,7 +10,7 @@ import asyncio
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import faust
@@ -26,6 +26,7 @@ from agents.broker import free_port
 from agents.canary import cheap_canary_hook
 from agents.check_agent import CheckProcessor, VerdictHook
 from agents.check_batch import CheckBatches
+from agents.check_pool import CheckPool
 from agents.connection import bootstrap_servers, broker_reachable, client_kwargs, faust_credentials
 from agents.metrics import AppLabels, Metrics, build_metrics
 from agents.outbox import Outbox, ProducerPublisher, Publish
@@ -68,6 +69,12 @@ class RagmonApp:
     started_at: float = field(default_factory=time.time)
     broker_up: bool | None = None
     last_gauges: dict[str, dict[str, Any]] = field(default_factory=dict)
+    check_pool: CheckPool | None = None
+
+    def close(self) -> None:
+        """What outlives Faust's own shutdown: the check processes."""
+        if self.check_pool is not None:
+            self.check_pool.close()
 
     def assigned(self) -> dict[str, list[int]]:
         out: dict[str, list[int]] = {}
@@ -257,6 +264,11 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
         install_judge(rapp, labels, client=deps.judge_client)
     for install in deps.installers:
         install(rapp)
+    if settings.check_processes:
+        # after the installers: the judge raises the share of verdicts its hook needs back
+        hook_rate = 1.0 if deps.hooks else processor.hook_rate
+        work = replace(processor.work, hook_rate=hook_rate)
+        rapp.check_pool = batches.pool = CheckPool(work, settings.check_processes)
     return rapp
 
 

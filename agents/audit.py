@@ -12,23 +12,33 @@ from __future__ import annotations
 import json
 import logging
 import sys
-import time
 from collections.abc import Callable
 from logging.handlers import RotatingFileHandler
 from typing import Any
 
 import structlog
 
+from agents.audit_record import (
+    MAX_RECORD_BYTES,
+    AuditBuilder,
+    AuditEntry,
+    encode_record,
+    lean_verdict_dict,
+)
 from agents.counting import Children
-from agents.jsonout import dumps
 from agents.metrics import Metrics
-from monitor.audit import Redactor, audit_reason
+from monitor.audit import Redactor
 from monitor.models import Verdict
 from monitor.settings import Settings
-from monitor.verdict_io import verdict_to_dict
 
-#: A record must fit in one Kafka message (1 MB by default) with room for headers.
-MAX_RECORD_BYTES = 900_000
+__all__ = [
+    "MAX_RECORD_BYTES",
+    "AuditBuilder",
+    "AuditEntry",
+    "AuditTrail",
+    "encode_record",
+    "lean_verdict_dict",
+]
 LOG_FILE_MAX_BYTES = 50 * 1024 * 1024
 LOG_FILE_BACKUPS = 5
 
@@ -73,32 +83,6 @@ def _dumps(obj: Any, **kwargs: Any) -> str:
     return text
 
 
-def lean_verdict_dict(verdict: Verdict) -> dict[str, Any]:
-    """`verdict_to_dict` without `cited_text`: it runs for most answers."""
-    return verdict_to_dict(verdict, cited_text_max=None)
-
-
-def encode_record(record: dict[str, Any]) -> bytes:
-    return dumps(record)
-
-
-def _fit(record: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
-    """The record and its bytes, shrunk when it would not fit in one Kafka message."""
-    data = encode_record(record)
-    if len(data) <= MAX_RECORD_BYTES:
-        return record, data
-    slim = dict(record, truncated=True)
-    slim["claims"] = [{k: v for k, v in c.items() if k != "text"} for c in record["claims"]]
-    slim["citations"] = [
-        {k: v for k, v in c.items() if k not in ("cited_text", "raw")} for c in record["citations"]
-    ]
-    data = encode_record(slim)
-    if len(data) <= MAX_RECORD_BYTES:
-        return slim, data
-    slim["claims"], slim["citations"] = [], []
-    return slim, encode_record(slim)
-
-
 class AuditTrail:
     def __init__(
         self,
@@ -107,10 +91,8 @@ class AuditTrail:
         send: Send | None = None,
         logger: Any = None,
     ) -> None:
-        self.sample_rate = settings.audit_sample_rate
-        self.cited_text_chars = settings.audit_cited_text_chars
         try:
-            self.redactor = Redactor.from_setting(settings.redact)
+            redactor = Redactor.from_setting(settings.redact)
         except ValueError as exc:
             from monitor.errors import ConfigError
 
@@ -119,26 +101,26 @@ class AuditTrail:
         self._child = Children()
         self.send = send
         self.logger = logger if logger is not None else _audit_logger(settings.audit_log)
+        self.builder = AuditBuilder(
+            sample_rate=settings.audit_sample_rate,
+            cited_text_chars=settings.audit_cited_text_chars,
+            redactor=redactor if redactor else None,
+            keep_dict=self.logger is not None,
+        )
 
     def offer(self, verdict: Verdict, source: dict[str, Any]) -> str | None:
         """Record the verdict if it is failing or sampled; returns why, or None."""
-        reason = audit_reason(verdict, self.sample_rate)
-        if reason is None:
+        entry = self.builder.build(verdict, source)
+        if entry is None:
             return None
-        if self.cited_text_chars:
-            record = verdict_to_dict(verdict, self.cited_text_chars)
-        else:
-            record = lean_verdict_dict(verdict)
-        record["audit_reason"] = reason
-        record["source"] = source
-        record["audited_at"] = round(time.time(), 6)
-        if self.redactor:
-            record = self.redactor.record(record)
-        record, data = _fit(record)
+        self.keep(verdict.event_id, entry)
+        return entry.reason
+
+    def keep(self, event_id: str, entry: AuditEntry) -> None:
+        """Publish, log and count a record built here or in a check process."""
         if self.send is not None:
-            self.send(verdict.event_id, data)
-        if self.logger is not None:
-            self.logger.info("audit", **record)
+            self.send(event_id, entry.data)
+        if self.logger is not None and entry.record is not None:
+            self.logger.info("audit", **entry.record)
         if self.metrics is not None:
-            self._child(self.metrics.audit_records, (reason,)).inc()
-        return reason
+            self._child(self.metrics.audit_records, (entry.reason,)).inc()

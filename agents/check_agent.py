@@ -17,27 +17,18 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 import structlog
 
 from agents.audit import AuditTrail
+from agents.check_work import Checked, CheckWork, Source, summary
 from agents.counting import BatchCounters
 from agents.dedup import RecentIds
 from agents.dlq import CHECK_ERROR, dlq_record
 from agents.jsonout import dumps
 from agents.metrics import AppLabels, Metrics
-from agents.records import (
-    COUNT_FIELDS,
-    REJECTED_VECTOR,
-    score_entry,
-    score_record,
-    verdict_vector,
-)
-from monitor.audit import has_failure
-from monitor.check import check_event
-from monitor.decode import decode_event
+from agents.records import COUNT_FIELDS, REJECTED_VECTOR, score_entry, score_record
 from monitor.models import AnswerEvent, Rejection, Verdict
 from monitor.settings import Settings
 
@@ -74,6 +65,9 @@ class RecordMeta:
     def source(self) -> dict[str, Any]:
         return {"topic": self.topic, "partition": self.partition, "offset": self.offset}
 
+    def where(self) -> Source:
+        return (self.topic, self.partition, self.offset, self.timestamp)
+
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
@@ -82,15 +76,6 @@ class Outcome:
     app: str
     verdict: Verdict | None = None
     reason: str | None = None
-
-
-def _event_time(event: AnswerEvent, meta: RecordMeta, now: float) -> float:
-    if event.timestamp:
-        try:
-            return datetime.fromisoformat(event.timestamp.replace("Z", "+00:00")).timestamp()
-        except ValueError:
-            pass
-    return meta.timestamp if meta.timestamp is not None else now
 
 
 class CheckProcessor:
@@ -105,6 +90,10 @@ class CheckProcessor:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.options = settings.check_options()
+        self.work = CheckWork(self.options, audit.builder if audit is not None else None)
+        #: share of answers a check process sends back whole for the hooks (agents/check_work):
+        #: canaries always; raised by whoever adds a hook that needs more (the judge)
+        self.hook_rate = 0.0
         self.metrics = metrics
         self.emit = emit
         self.labels = app_labels or AppLabels(settings.app_allowlist, settings.max_apps)
@@ -122,51 +111,65 @@ class CheckProcessor:
         self._scores: dict[str, list[list[Any]]] = {}  # app → score entries of this batch
 
     def handle(self, raw: bytes | None, meta: RecordMeta) -> Outcome:
+        """Decode, check and count one record here, in the worker's process."""
         started = time.perf_counter()
-        decoded = decode_event(raw or b"", self.options)
+        decoded = self.work.decode(raw)
         if isinstance(decoded, Rejection):
             return self._reject(decoded, raw, meta)
         event = decoded
         app = self.labels(event.app)
         if self.recent.check_and_add(event.event_id):
-            return self._duplicate(event, app, meta)
+            return self._duplicate(event.event_id, app, meta)
         try:
-            verdict = check_event(event, self.options)
+            result = self.work.check(event, meta.where(), started, self.clock)
         except Exception as exc:  # a bug in a check must cost one event, not the stream
             log.exception("check failed", event_id=event.event_id, **meta.source())
             rejection = Rejection(
                 CHECK_ERROR, f"{type(exc).__name__}: {exc}", event.event_id, event.app
             )
             return self._reject(rejection, raw, meta)
-        now = self.checked_at = self.clock()
-        duration = time.perf_counter() - started
-        event_time = _event_time(event, meta, now)
-        failed = has_failure(verdict)
-        vector = verdict_vector(verdict)
-        self._count(verdict, vector, app, duration, now - event_time)
-        entry = score_entry(event.event_id, event_time, now, failed, vector)
+        return self._checked(result, app, meta)
+
+    def apply(self, result: Checked | Rejection, raw: bytes | None, meta: RecordMeta) -> Outcome:
+        """Count a record a check process decoded and checked (`CheckWork.run`)."""
+        if isinstance(result, Rejection):
+            if result.reason == CHECK_ERROR:
+                log.error(
+                    "check failed", event_id=result.event_id, error=result.detail, **meta.source()
+                )
+            return self._reject(result, raw, meta)
+        app = self.labels(result.app)
+        if self.recent.check_and_add(result.event_id):
+            return self._duplicate(result.event_id, app, meta)
+        return self._checked(result, app, meta)
+
+    def _checked(self, result: Checked, app: str, meta: RecordMeta) -> Outcome:
+        self.checked_at = result.checked_at
+        self._count(result, app)
+        entry = score_entry(
+            result.event_id, result.event_time, result.checked_at, result.failed, result.vector
+        )
         self._scores.setdefault(app, []).append(entry)
-        audited = self.audit.offer(verdict, meta.source()) if self.audit is not None else None
-        for hook in self.hooks:
-            hook(event, verdict, meta)
+        if result.audit is not None and self.audit is not None:
+            self.audit.keep(result.event_id, result.audit)
+        if result.event is not None and result.verdict is not None:
+            for hook in self.hooks:
+                hook(result.event, result.verdict, meta)
         self.processed["checked"] += 1
         if self._debug:
             log.debug(
                 "event checked",
                 outcome="checked",
-                event_id=event.event_id,
+                event_id=result.event_id,
                 app=app,
                 topic=meta.topic,
                 partition=meta.partition,
                 offset=meta.offset,
-                citations=len(verdict.citations),
-                invalid_citations=sum(1 for c in verdict.citations if not c.valid),
-                claims=len(verdict.claims),
-                failed=failed,
-                audit=audited,
-                duration_ms=round(duration * 1000, 3),
+                audit=result.audit.reason if result.audit is not None else None,
+                duration_ms=round(result.duration * 1000, 3),
+                **summary(result),
             )
-        return Outcome("checked", event.event_id, app, verdict=verdict)
+        return Outcome("checked", result.event_id, app, verdict=result.verdict)
 
     def flush(self) -> None:
         """End of a batch: one score record per app, counters and the exemplar-carrying
@@ -182,26 +185,24 @@ class CheckProcessor:
             self._last = None
         self.counters.flush()
 
-    def _count(
-        self, verdict: Verdict, vector: list[int], app: str, duration: float, lag: float
-    ) -> None:
-        m, add = self.metrics, self.counters.add
-        event_id = verdict.event_id[:_EXEMPLAR_ID_CHARS]
+    def _count(self, result: Checked, app: str) -> None:
+        m, add, vector = self.metrics, self.counters.add, result.vector
+        event_id = result.event_id[:_EXEMPLAR_ID_CHARS]
         add(m.events, (app, "checked"))
         self.counters.exemplar(m.events, (app, "checked"), {"event_id": event_id})
-        for r in verdict.citations:
-            add(m.citations, (app, r.citation.format, r.status))
-            if r.error is not None:
-                add(m.citation_errors, (app, r.error))
-        for c in verdict.claims:
-            add(m.claims, (app, c.support.verdict, c.support.tier))
+        for fmt, status, error in result.citations:
+            add(m.citations, (app, fmt, status))
+            if error is not None:
+                add(m.citation_errors, (app, error))
+        for verdict, tier in result.claims:
+            add(m.claims, (app, verdict, tier))
         for kind, i in CLAIM_COUNT_KINDS:
             add(m.claim_counts, (app, kind), vector[i])
-        lag = max(0.0, lag)
+        lag = max(0.0, result.checked_at - result.event_time)
         if self._last is not None:  # the previous one goes in without an exemplar
             m.check_duration.observe(self._last[1])
             m.event_lag.observe(self._last[2])
-        self._last = (event_id, duration, lag)
+        self._last = (event_id, result.duration, lag)
 
     def _reject(self, rejection: Rejection, raw: bytes | None, meta: RecordMeta) -> Outcome:
         app = self.labels(rejection.app)
@@ -247,17 +248,17 @@ class CheckProcessor:
         )
         return Outcome("rejected", rejection.event_id, app, reason=rejection.reason)
 
-    def _duplicate(self, event: AnswerEvent, app: str, meta: RecordMeta) -> Outcome:
+    def _duplicate(self, event_id: str, app: str, meta: RecordMeta) -> Outcome:
         self.counters.add(self.metrics.events, (app, "duplicate"))
         self.counters.add(self.metrics.duplicates, (app,))
         self.processed["duplicate"] += 1
         log.info(
             "event duplicate",
             outcome="duplicate",
-            event_id=event.event_id,
+            event_id=event_id,
             app=app,
             topic=meta.topic,
             partition=meta.partition,
             offset=meta.offset,
         )
-        return Outcome("duplicate", event.event_id, app)
+        return Outcome("duplicate", event_id, app)

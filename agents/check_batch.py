@@ -11,17 +11,30 @@ Manual acks were tried first (Faust's `Stream.take_events`, then acking after ea
 dropped: right after a partition takeover, recovery's `flow_control.resume()` clears the agents'
 queues, and with acks held back the fetched-but-unprocessed answers were lost (the kill -9
 fault test caught it, ~1 run in 6 under load).
+
+With check processes (`pool`, RAGMON_CHECK_PROCESSES) a batch is collected raw, sent to a
+process, and counted here when its results come back, while the next batch is collected: up to
+`depth` batches are out at once. "Pending" then covers the batch being collected and the ones
+out, and a commit waits for all of them in the same way.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+import structlog
+
 from agents.check_agent import CheckProcessor, RecordMeta
+from agents.check_pool import CheckPool, Results
 from agents.outbox import Outbox, Publish
+
+log = structlog.get_logger("ragmon.check")
+
+Collected = list[tuple[bytes | None, RecordMeta]]
 
 
 class CheckBatches:
@@ -33,6 +46,8 @@ class CheckBatches:
         size: int,
         within: float,
         clock: Callable[[], float] = time.monotonic,
+        pool: CheckPool | None = None,
+        depth: int = 2,
     ) -> None:
         self.processor = processor
         self.outbox = outbox
@@ -43,9 +58,16 @@ class CheckBatches:
         self.pending = 0  # answers checked whose records are not published yet
         self.first_at = 0.0
         self._lock = asyncio.Lock()
+        self.pool = pool
+        self.depth = depth
+        self.collected: Collected = []
+        self.out: deque[tuple[Collected, asyncio.Future[Results]]] = deque()
 
     async def run(self, stream: Any) -> None:
         """The agent's body."""
+        if self.pool is not None:
+            await self._run_pooled(stream, self.pool)
+            return
         handle = self.processor.handle
         async for event in stream.events():
             msg = event.message
@@ -57,13 +79,80 @@ class CheckBatches:
             if self.pending >= self.size or self.clock() - self.first_at >= self.within:
                 await self.flush()
 
+    async def _run_pooled(self, stream: Any, pool: CheckPool) -> None:
+        try:
+            await pool.start()
+        except Exception as exc:
+            log.error(
+                "check processes failed to start; checking in the worker process",
+                error=f"{type(exc).__name__}: {exc}",
+            )
+            pool.close()
+            self.pool = None
+            await self.run(stream)
+            return
+        async for event in stream.events():
+            msg = event.message
+            if not self.collected:
+                self.first_at = self.clock()
+            collected = self.collected
+            collected.append(
+                (
+                    event.value,
+                    RecordMeta(msg.topic, msg.partition, msg.offset, msg.timestamp, msg.key),
+                )
+            )
+            if len(collected) >= self.size or self.clock() - self.first_at >= self.within:
+                self._send(pool)
+                if len(self.out) > self.depth:
+                    async with self._lock:
+                        while len(self.out) > self.depth:
+                            await self._count_oldest()
+
+    def _send(self, pool: CheckPool) -> None:
+        batch, self.collected = self.collected, []
+        if batch:
+            work = [(raw, meta.where()) for raw, meta in batch]
+            self.out.append((batch, asyncio.ensure_future(pool.run(work))))
+
+    async def _count_oldest(self) -> None:
+        """Count the oldest batch out (waiting for it) and publish its records."""
+        batch, future = self.out.popleft()
+        try:
+            results = await future
+        except Exception:
+            # not what an answer does (the pool turns those into rejections): the pool itself
+            log.exception("check processes failed; checking the batch in the worker")
+            for raw, meta in batch:
+                self.processor.handle(raw, meta)
+        else:
+            apply = self.processor.apply
+            for (raw, meta), result in zip(batch, results, strict=True):
+                apply(result, raw, meta)
+        self.processor.flush()
+        await self.outbox.publish(self.publish())
+
     async def tick(self) -> None:
         """Timer: end a batch that has waited long enough for more answers."""
+        if self.pool is not None:
+            # a batch out is counted once done, without waiting for the ones behind it
+            if self.collected and self.clock() - self.first_at >= self.within:
+                self._send(self.pool)
+            if self.out and self.out[0][1].done():
+                async with self._lock:
+                    while self.out and self.out[0][1].done():
+                        await self._count_oldest()
+            return
         if self.pending and self.clock() - self.first_at >= self.within:
             await self.flush()
 
     async def flush(self) -> None:
         async with self._lock:
+            if self.pool is not None:
+                self._send(self.pool)
+                while self.out:
+                    await self._count_oldest()
+                return
             if not self.pending:
                 return
             # The counters and the outbox are taken without an await in between.

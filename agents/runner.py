@@ -159,11 +159,13 @@ def run_worker(settings: Settings, *, max_wait: float | None = None) -> int:
         topics={role: f"{s.name}/{s.partitions}" for role, s in specs.items()},
         core=fastcore.describe(),
     )
-    _, worker = build_worker(settings, AppDeps(topics=specs), loop=loop)
+    rapp, worker = build_worker(settings, AppDeps(topics=specs), loop=loop)
     try:
         worker.execute_from_commandline()
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 0
         log.info("worker stopped", exit_code=code)
         return code
+    finally:
+        rapp.close()
     return 0

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-import agents.check_agent as check_agent
+import agents.check_work as check_work
 from agents.check_agent import CheckProcessor, RecordMeta
 from monitor.models import Verdict
 from monitor.settings import load_settings
@@ -42,7 +42,7 @@ def processor(monkeypatch: pytest.MonkeyPatch) -> tuple[CheckProcessor, Capture,
     def fake_check(ev: Any, options: Any) -> Verdict:
         return mixed_verdict(ev.event_id, ev.app)
 
-    monkeypatch.setattr(check_agent, "check_event", fake_check)
+    monkeypatch.setattr(check_work, "check_event", fake_check)
     settings = load_settings(apps="search,docs-qa", audit_sample_rate=0.0, dlq_max_value_bytes=10)
     metrics, capture = fresh_metrics(), Capture()
     from agents.audit import AuditTrail
@@ -184,7 +184,7 @@ def test_a_crashing_check_costs_one_event_not_the_stream(
     def boom(ev: Any, options: Any) -> Verdict:
         raise ZeroDivisionError("bug in a check")
 
-    monkeypatch.setattr(check_agent, "check_event", boom)
+    monkeypatch.setattr(check_work, "check_event", boom)
     outcome = proc.handle(event("crash"), meta())
     proc.flush()
     assert outcome.kind == "rejected" and outcome.reason == "check_error"

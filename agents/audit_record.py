@@ -1,0 +1,79 @@
+"""Audit records built from a verdict: which answers are audited, and the record's bytes.
+
+Pure computation (no logger, no metrics, no producer), so a check process can build the
+records next to the check and hand the worker only their bytes (agents/check_pool.py).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from agents.jsonout import dumps
+from monitor.audit import Redactor, audit_reason
+from monitor.models import Verdict
+from monitor.verdict_io import verdict_to_dict
+
+#: A record must fit in one Kafka message (1 MB by default) with room for headers.
+MAX_RECORD_BYTES = 900_000
+
+
+def lean_verdict_dict(verdict: Verdict) -> dict[str, Any]:
+    """`verdict_to_dict` without `cited_text`: it runs for most answers."""
+    return verdict_to_dict(verdict, cited_text_max=None)
+
+
+def encode_record(record: dict[str, Any]) -> bytes:
+    return dumps(record)
+
+
+def fit(record: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+    """The record and its bytes, shrunk when it would not fit in one Kafka message."""
+    data = encode_record(record)
+    if len(data) <= MAX_RECORD_BYTES:
+        return record, data
+    slim = dict(record, truncated=True)
+    slim["claims"] = [{k: v for k, v in c.items() if k != "text"} for c in record["claims"]]
+    slim["citations"] = [
+        {k: v for k, v in c.items() if k not in ("cited_text", "raw")} for c in record["citations"]
+    ]
+    data = encode_record(slim)
+    if len(data) <= MAX_RECORD_BYTES:
+        return slim, data
+    slim["claims"], slim["citations"] = [], []
+    return slim, encode_record(slim)
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    reason: str  # failure | sample
+    data: bytes  # the record as published
+    record: dict[str, Any] | None  # the same as a dict, when a log line is wanted
+
+
+@dataclass(frozen=True, slots=True)
+class AuditBuilder:
+    """Picklable: a check process gets a copy."""
+
+    sample_rate: float
+    cited_text_chars: int = 0
+    redactor: Redactor | None = None
+    keep_dict: bool = True  # the worker writes audit log lines (RAGMON_AUDIT_LOG)
+
+    def build(self, verdict: Verdict, source: dict[str, Any]) -> AuditEntry | None:
+        """The verdict's audit record if it is failing or sampled, else None."""
+        reason = audit_reason(verdict, self.sample_rate)
+        if reason is None:
+            return None
+        if self.cited_text_chars:
+            record = verdict_to_dict(verdict, self.cited_text_chars)
+        else:
+            record = lean_verdict_dict(verdict)
+        record["audit_reason"] = reason
+        record["source"] = source
+        record["audited_at"] = round(time.time(), 6)
+        if self.redactor:
+            record = self.redactor.record(record)
+        record, data = fit(record)
+        return AuditEntry(reason, data, record if self.keep_dict else None)

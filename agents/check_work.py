@@ -1,0 +1,144 @@
+"""One answer's cheap-tier work, everything that depends on the answer alone: decode, check,
+count vector, label values, audit record. The worker runs it in its own process or hands
+batches of answers to check processes (agents/check_pool.py); either way the result is applied
+by `CheckProcessor`, which holds the state (dedup, counters, batches, hooks).
+
+A `Checked` is small and picklable; the answer and its verdict ride along only when a verdict
+hook will look at them (canaries always; `hook_rate` of the rest).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from datetime import datetime
+from typing import Any
+
+from agents.audit_record import AuditBuilder, AuditEntry
+from agents.dlq import CHECK_ERROR
+from agents.records import verdict_vector
+from monitor.audit import has_failure
+from monitor.check import check_event
+from monitor.decode import decode_event
+from monitor.models import AnswerEvent, Rejection, Verdict
+from monitor.options import CheckOptions
+from monitor.sampling import hash_fraction
+
+#: (topic, partition, offset, record timestamp in epoch seconds or None)
+Source = tuple[str, int, int, float | None]
+
+
+@dataclass(slots=True)
+class Checked:
+    event_id: str
+    app: str | None  # as the answer names it; the worker maps it to a label value
+    event_time: float
+    checked_at: float  # wall clock when checked: the answer's window bucket
+    duration: float  # decode and check, seconds
+    failed: bool
+    vector: list[int]
+    citations: list[tuple[str, str, str | None]]  # (format, status, error code)
+    claims: list[tuple[str, str]]  # (support verdict, tier)
+    audit: AuditEntry | None
+    event: AnswerEvent | None = None  # for verdict hooks
+    verdict: Verdict | None = None
+
+
+def event_time(event: AnswerEvent, record_timestamp: float | None, now: float) -> float:
+    if event.timestamp:
+        try:
+            return datetime.fromisoformat(event.timestamp.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            pass
+    return record_timestamp if record_timestamp is not None else now
+
+
+def _wanted(event: AnswerEvent, rate: float) -> bool:
+    if event.gold_label is not None or rate >= 1.0:
+        return True
+    return rate > 0.0 and hash_fraction(event.event_id) < rate
+
+
+@dataclass(frozen=True, slots=True)
+class CheckWork:
+    """Picklable: a check process gets a copy at start."""
+
+    options: CheckOptions
+    audit: AuditBuilder | None = None
+    #: share of answers (by event-id hash) whose event and verdict come back for the hooks;
+    #: the judge's sampler draws from the same hash, so its share is enough
+    hook_rate: float = 1.0
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The compiled core's frozen CheckOptions cannot be unpickled field by field (its
+        # __setattr__ refuses): it travels as its constructor's arguments.
+        options = {f.name: getattr(self.options, f.name) for f in fields(self.options)}
+        return (_rebuild, (options, self.audit, self.hook_rate))
+
+    def decode(self, raw: bytes | None) -> AnswerEvent | Rejection:
+        return decode_event(raw or b"", self.options)
+
+    def check(
+        self,
+        event: AnswerEvent,
+        source: Source,
+        started: float,
+        clock: Callable[[], float] = time.time,
+        keep_objects: bool = True,
+    ) -> Checked:
+        """Raises what a check raises (the caller dead-letters the answer)."""
+        verdict = check_event(event, self.options)
+        now = clock()
+        duration = time.perf_counter() - started
+        audit = None
+        if self.audit is not None:
+            audit = self.audit.build(
+                verdict, {"topic": source[0], "partition": source[1], "offset": source[2]}
+            )
+        keep = keep_objects or _wanted(event, self.hook_rate)
+        return Checked(
+            event_id=event.event_id,
+            app=event.app,
+            event_time=event_time(event, source[3], now),
+            checked_at=now,
+            duration=duration,
+            failed=has_failure(verdict),
+            vector=verdict_vector(verdict),
+            citations=[(r.citation.format, r.status, r.error) for r in verdict.citations],
+            claims=[(c.support.verdict, c.support.tier) for c in verdict.claims],
+            audit=audit,
+            event=event if keep else None,
+            verdict=verdict if keep else None,
+        )
+
+    def run(self, raw: bytes | None, source: Source) -> Checked | Rejection:
+        """Decode and check one record in a check process; a Rejection for a bad record or a
+        check that raised."""
+        started = time.perf_counter()
+        decoded = self.decode(raw)
+        if isinstance(decoded, Rejection):
+            return decoded
+        try:
+            return self.check(decoded, source, started, keep_objects=False)
+        except Exception as exc:  # a bug in a check must cost one event, not the stream
+            return Rejection(
+                CHECK_ERROR, f"{type(exc).__name__}: {exc}", decoded.event_id, decoded.app
+            )
+
+    def run_batch(self, batch: list[tuple[bytes | None, Source]]) -> list[Checked | Rejection]:
+        return [self.run(raw, source) for raw, source in batch]
+
+
+def _rebuild(options: dict[str, Any], audit: AuditBuilder | None, hook_rate: float) -> CheckWork:
+    return CheckWork(CheckOptions(**options), audit, hook_rate)
+
+
+def summary(result: Checked) -> dict[str, Any]:
+    """The fields of the debug log line."""
+    return {
+        "citations": len(result.citations),
+        "invalid_citations": sum(1 for c in result.citations if c[1] != "valid"),
+        "claims": len(result.claims),
+        "failed": result.failed,
+    }
