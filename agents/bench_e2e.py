@@ -2,18 +2,24 @@
 
 In one run, on one broker, with the same Faust settings and partitions:
 
-1. throughput, in `rounds` rounds, after a warm-up: each round freezes the monitor's worker
+Two monitor workers run: `monitor` checks in its own process (RAGMON_CHECK_PROCESSES=0) and
+`monitor_pool` hands the checks to `check_processes` check processes (left out when 0).
+
+1. throughput, in `rounds` rounds, after a warm-up: each round freezes one monitor's worker
    (SIGSTOP), writes a backlog of fresh standard-mix events, lets it go (SIGCONT), then does the
-   same with a bare Faust pass-through worker (consume `answers`, forward every value). A rate
-   is taken from the timestamps of the worker's output records (first to last, weighted by the
-   answers each carries). The figure is the median of the rounds' ratios: the two rates of a
-   round are measured seconds apart, so a slow phase of the shared machine hits both of them;
-2. the monitor is fed at 50% of its median rate; the event lag of an answer is the timestamp of
+   same with the other monitor and with a bare Faust pass-through worker (consume `answers`,
+   forward every value). A rate is taken from the timestamps of the worker's output records
+   (first to last, weighted by the answers each carries); the CPU time the worker's processes
+   spent meanwhile (/proc, children included) gives µs of CPU per answer. A monitor's figure is
+   the median of its rounds' ratios: the rates of a round are measured seconds apart, so a slow
+   phase of the shared machine hits all of them;
+2. each monitor is fed at 50% of its median rate; the event lag of an answer is the timestamp of
    the score record that carries it (when the check agent published it) minus the answer's
    record timestamp on `answers`;
-3. the same worker keeps consuming until it has checked `rss_events` events in all; its RSS is
-   read from /proc;
-4. the pass-through gets the same paced rate (its lag shows the broker's and Faust's floor).
+3. each monitor keeps consuming until it has checked `rss_events` events in all; the RSS of its
+   processes together is read from /proc;
+4. the pass-through gets the in-process monitor's paced rate (its lag shows the broker's and
+   Faust's floor).
 
 Workers are separate processes (`ragmon worker`, `python -m agents.bench_e2e passthrough`).
 """
@@ -32,6 +38,7 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -157,6 +164,7 @@ def measure(
     rss_events: int = 100_000,
     rounds: int = 3,
     workdir: str | None = None,
+    check_processes: int = 1,
 ) -> dict[str, Any]:
     work = Path(workdir or tempfile.mkdtemp(prefix="ragmon-bench-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -165,7 +173,15 @@ def measure(
     procs: list[subprocess.Popen[bytes]] = []
     try:
         return _measure(
-            events, bootstrap, work, procs, throughput_events, lag_seconds, rss_events, rounds
+            events,
+            bootstrap,
+            work,
+            procs,
+            throughput_events,
+            lag_seconds,
+            rss_events,
+            rounds,
+            check_processes,
         )
     finally:
         for proc in procs:
@@ -272,6 +288,32 @@ async def _output_since(
     raise TimeoutError(f"{topic}: fewer than {count} answers came out in {timeout:.0f} s")
 
 
+def _tree(pid: int) -> list[int]:
+    """`pid` and its descendants (a monitor's check processes)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        with contextlib.suppress(OSError):
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo.extend(int(c) for c in (task / "children").read_text().split())
+    return out
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of `pid` and its descendants, from /proc."""
+    total = 0
+    for p in _tree(pid):
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def tree_rss_mb(pid: int) -> float:
+    return sum(rss_mb(p) for p in _tree(pid))
+
+
 def _backlog_rate(
     settings: Settings,
     bootstrap: str,
@@ -282,14 +324,55 @@ def _backlog_rate(
     tag: str,
     weight: Any,
     proc: subprocess.Popen[bytes],
-) -> float:
+) -> tuple[float, float]:
     """How fast the running worker `proc` works through `n` fresh events written while it
-    was paused."""
+    was paused, and the CPU time its processes spent per answer (µs)."""
     starts = asyncio.run(_ends(bootstrap, sink))
     with _paused(proc):
         asyncio.run(_publish(settings, source, renamed(events, n, tag), None))
+        cpu = cpu_seconds(proc.pid)
     records = asyncio.run(_output_since(bootstrap, sink, starts, n, weight, timeout=1200))
-    return _rate([r for r in records if weight(r)], weight=weight)
+    cpu_us = (cpu_seconds(proc.pid) - cpu) / n * 1e6
+    return _rate([r for r in records if weight(r)], weight=weight), cpu_us
+
+
+@dataclass
+class Monitor:
+    """One monitor worker of the bench: `ragmon worker` with `env` on topics `prefix`*."""
+
+    name: str
+    prefix: str
+    env: dict[str, str]
+    settings: Settings | None = None
+    proc: subprocess.Popen[bytes] | None = None
+    port: int = 0
+    rates: list[float] = field(default_factory=list)
+    cpu_us: list[float] = field(default_factory=list)
+
+
+def monitors(check_processes: int) -> list[Monitor]:
+    """The in-process monitor, and the one with check processes unless `check_processes` is 0."""
+    out = [Monitor("monitor", "mon.", {"RAGMON_CHECK_PROCESSES": "0"})]
+    if check_processes > 0:
+        out.append(Monitor("monitor_pool", "mp.", {"RAGMON_CHECK_PROCESSES": str(check_processes)}))
+    return out
+
+
+def _start_monitor(m: Monitor, bootstrap: str, work: Path) -> None:
+    m.settings = load_settings(
+        bootstrap_servers=bootstrap, topic_prefix=m.prefix, partitions=PARTITIONS
+    )
+    asyncio.run(
+        ensure_topics(m.settings, {"bootstrap_servers": bootstrap}, topic_specs(m.settings))
+    )
+    m.port = free_port()
+    env = {**_env(bootstrap, m.prefix, f"bench-{m.name}", m.port, work), **m.env}
+    m.proc = _spawn(["agents.cli", "worker"], env, work / f"{m.name}.log")
+
+
+def _topic(m: Monitor, role: str) -> str:
+    assert m.settings is not None
+    return m.settings.topic(role)
 
 
 def _measure(
@@ -301,26 +384,21 @@ def _measure(
     lag_seconds: float,
     rss_events: int,
     rounds: int,
+    check_processes: int = 1,
 ) -> dict[str, Any]:
     out: dict[str, Any] = {"throughput_events": n, "partitions": PARTITIONS, "rounds": rounds}
     client = {"bootstrap_servers": bootstrap}
-    mon = load_settings(bootstrap_servers=bootstrap, topic_prefix="mon.", partitions=PARTITIONS)
-    mon_specs = topic_specs(mon)
-    asyncio.run(ensure_topics(mon, client, mon_specs))
-    answers, scores = mon_specs["answers"].name, mon_specs["scores"].name
     pt = load_settings(bootstrap_servers=bootstrap, topic_prefix="pt.", partitions=PARTITIONS)
     pt_specs = {
         "answers": TopicSpec("answers", "pt.answers", PARTITIONS),
         "out": TopicSpec("out", "pt.out", PARTITIONS),
     }
     asyncio.run(ensure_topics(pt, client, pt_specs))
-    port = free_port()
-    worker = _spawn(
-        ["agents.cli", "worker"],
-        _env(bootstrap, "mon.", "bench-mon", port, work),
-        work / "worker.log",
-    )
-    procs.append(worker)
+    mons = monitors(check_processes)
+    for m in mons:
+        _start_monitor(m, bootstrap, work)
+        assert m.proc is not None
+        procs.append(m.proc)
     passthrough = _spawn(
         ["agents.bench_e2e", "passthrough"],
         _env(bootstrap, "pt.", "bench-pt", free_port(), work),
@@ -328,84 +406,103 @@ def _measure(
     )
     procs.append(passthrough)
 
-    # --- 0. both workers started and warm (imports, group join, first fetches) -------------
+    # --- 0. every worker started and warm (imports, group join, first fetches) --------------
     warm = min(n, 1000)
-    asyncio.run(_publish(mon, answers, renamed(events, warm, "warm"), None))
+    for m in mons:
+        assert m.settings is not None
+        asyncio.run(_publish(m.settings, _topic(m, "answers"), renamed(events, warm, "warm"), None))
     asyncio.run(_publish(pt, "pt.answers", renamed(events, warm, "ptwarm"), None))
-    asyncio.run(_read(bootstrap, scores, warm, timeout=600, weight=_tagged_answers("warm")))
+    for m in mons:
+        weight = _tagged_answers("warm")
+        asyncio.run(_read(bootstrap, _topic(m, "scores"), warm, timeout=600, weight=weight))
     asyncio.run(_read(bootstrap, "pt.out", warm, timeout=600, weight=_tagged_values("ptwarm")))
 
-    # --- 1. backlogs, the monitor and the pass-through in turn: the two rates of a round are
-    # measured seconds apart, so a slow phase of the shared machine hits both -----------------
-    mon_rates, pt_rates = [], []
+    # --- 1. backlogs, the monitors and the pass-through in turn: the rates of a round are
+    # measured seconds apart, so a slow phase of the shared machine hits all of them ---------
+    pt_rates, pt_cpu = [], []
     for r in range(rounds):
-        mon_rates.append(
-            _backlog_rate(
-                mon,
+        for m in mons:
+            assert m.settings is not None and m.proc is not None
+            tag = f"{m.prefix}tp{r}-"
+            rate, cpu = _backlog_rate(
+                m.settings,
                 bootstrap,
-                answers,
-                scores,
+                _topic(m, "answers"),
+                _topic(m, "scores"),
                 events,
                 n,
-                f"tp{r}-",
-                _tagged_answers(f"tp{r}-"),
-                worker,
+                tag,
+                _tagged_answers(tag),
+                m.proc,
             )
+            m.rates.append(rate)
+            m.cpu_us.append(cpu)
+        rate, cpu = _backlog_rate(
+            pt,
+            bootstrap,
+            "pt.answers",
+            "pt.out",
+            events,
+            n,
+            f"pt{r}-",
+            _tagged_values(f"pt{r}-"),
+            passthrough,
         )
-        pt_rates.append(
-            _backlog_rate(
-                pt,
-                bootstrap,
-                "pt.answers",
-                "pt.out",
-                events,
-                n,
-                f"pt{r}-",
-                _tagged_values(f"pt{r}-"),
-                passthrough,
-            )
-        )
-        print(
-            f"  round {r + 1}/{rounds}: monitor {mon_rates[-1]:,.0f}/s, "
-            f"pass-through {pt_rates[-1]:,.0f}/s, ratio {mon_rates[-1] / pt_rates[-1]:.3f}",
-            file=sys.stderr,
-        )
-    ratios = [m / p for m, p in zip(mon_rates, pt_rates, strict=True)]
-    out["monitor_events_per_s"] = statistics.median(mon_rates)
+        pt_rates.append(rate)
+        pt_cpu.append(cpu)
+        line = ", ".join(f"{m.name} {m.rates[-1]:,.0f}/s ({m.rates[-1] / rate:.3f})" for m in mons)
+        print(f"  round {r + 1}/{rounds}: {line}, pass-through {rate:,.0f}/s", file=sys.stderr)
     out["passthrough_events_per_s"] = statistics.median(pt_rates)
-    out["rounds_monitor_events_per_s"] = mon_rates
     out["rounds_passthrough_events_per_s"] = pt_rates
-    out["rounds_ratio"] = ratios
-    out["monitor_vs_passthrough"] = statistics.median(ratios)
+    out["passthrough_cpu_us_per_event"] = statistics.median(pt_cpu)
+    for m in mons:
+        ratios = [a / b for a, b in zip(m.rates, pt_rates, strict=True)]
+        out[f"{m.name}_events_per_s"] = statistics.median(m.rates)
+        out[f"rounds_{m.name}_events_per_s"] = m.rates
+        out[f"rounds_{m.name}_ratio"] = ratios
+        out[f"{m.name}_vs_passthrough"] = statistics.median(ratios)
+        out[f"{m.name}_cpu_us_per_event"] = statistics.median(m.cpu_us)
+        out[f"{m.name}_check_processes"] = int(m.env["RAGMON_CHECK_PROCESSES"])
+    out["rounds_ratio"] = out["rounds_monitor_ratio"]  # the in-process monitor, as before
 
-    # --- 2. the monitor's lag at 50% of its rate: score record published − answer record time
-    rate = out["monitor_events_per_s"] / 2
+    # --- 2. each monitor's lag at 50% of its own rate: score record published − answer record
+    for m in mons:
+        assert m.settings is not None
+        rate = out[f"{m.name}_events_per_s"] / 2
+        n_lag = max(50, int(rate * lag_seconds))
+        asyncio.run(_publish(m.settings, _topic(m, "answers"), renamed(events, n_lag, "lag"), rate))
+        records = asyncio.run(
+            _read(bootstrap, _topic(m, "scores"), n_lag, timeout=600, weight=_tagged_answers("lag"))
+        )
+        lags = sorted(
+            r.timestamp / 1000 - entry[1]
+            for r in records
+            for entry in json.loads(r.value)["events"]
+            if str(entry[0]).startswith("lag")
+        )
+        out[f"{m.name}_lag_rate_events_per_s"] = rate
+        out[f"{m.name}_lag"] = _summary(lags)
+    out["lag_rate_events_per_s"] = out["monitor_lag_rate_events_per_s"]
+
+    # --- 3. each monitor's RSS (its processes together) once it has checked `rss_events` ------
+    for m in mons:
+        assert m.settings is not None and m.proc is not None
+        missing = rss_events - int(_checked(m.port))
+        if missing > 0:
+            asyncio.run(
+                _publish(m.settings, _topic(m, "answers"), renamed(events, missing, "rss"), None)
+            )
+        deadline = time.monotonic() + 3600
+        while time.monotonic() < deadline and _checked(m.port) < rss_events:
+            time.sleep(2)
+        out[f"{m.name}_events_checked"] = _checked(m.port)
+        out[f"{m.name}_rss_mb"] = tree_rss_mb(m.proc.pid)
+        out[f"{m.name}_processes"] = len(_tree(m.proc.pid))
+        _stop(m.proc)
+
+    # --- 4. the pass-through at the in-process monitor's paced rate ---------------------------
+    rate = out["lag_rate_events_per_s"]
     lag_n = max(50, int(rate * lag_seconds))
-    asyncio.run(_publish(mon, answers, renamed(events, lag_n, "lag"), rate))
-    records = asyncio.run(
-        _read(bootstrap, scores, lag_n, timeout=600, weight=_tagged_answers("lag"))
-    )
-    lags = sorted(
-        r.timestamp / 1000 - entry[1]
-        for r in records
-        for entry in json.loads(r.value)["events"]
-        if str(entry[0]).startswith("lag")
-    )
-    out["lag_rate_events_per_s"] = rate
-    out["monitor_lag"] = _summary(lags)
-
-    # --- 3. the worker's RSS once it has checked `rss_events` events in all ------------------
-    missing = rss_events - int(_checked(port))
-    if missing > 0:
-        asyncio.run(_publish(mon, answers, renamed(events, missing, "rss"), None))
-    deadline = time.monotonic() + 3600
-    while time.monotonic() < deadline and _checked(port) < rss_events:
-        time.sleep(2)
-    out["monitor_events_checked"] = _checked(port)
-    out["monitor_rss_mb"] = rss_mb(worker.pid)
-    _stop(worker)
-
-    # --- 4. the pass-through at the same paced rate -------------------------------------------
     asyncio.run(_publish(pt, "pt.answers", renamed(events, lag_n, "ptlag"), rate))
     inputs = asyncio.run(_read(bootstrap, "pt.answers", warm + n * rounds + lag_n, timeout=600))
     outputs = asyncio.run(
@@ -451,6 +548,7 @@ def _section(args: Any, events: list[bytes]) -> dict[str, Any]:
         throughput_events=int(os.environ.get("RAGMON_BENCH_E2E_EVENTS", "10000")),
         rss_events=int(os.environ.get("RAGMON_BENCH_RSS_EVENTS", "100000")),
         rounds=int(os.environ.get("RAGMON_BENCH_E2E_ROUNDS", "3")),
+        check_processes=int(os.environ.get("RAGMON_BENCH_CHECK_PROCESSES", "1")),
     )
 
 
