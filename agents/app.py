@@ -268,7 +268,9 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
         # after the installers: the judge raises the share of verdicts its hook needs back
         hook_rate = 1.0 if deps.hooks else processor.hook_rate
         work = replace(processor.work, hook_rate=hook_rate)
-        rapp.check_pool = batches.pool = CheckPool(work, settings.check_processes)
+        rapp.check_pool = batches.pool = CheckPool(
+            work, settings.check_processes, on_restart=metrics.check_process_restarts.inc
+        )
     return rapp
 
 

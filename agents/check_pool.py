@@ -18,6 +18,7 @@ import asyncio
 import multiprocessing
 import signal
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
@@ -56,11 +57,14 @@ def _child_ping() -> str:
 
 
 class CheckPool:
-    def __init__(self, work: CheckWork, processes: int) -> None:
+    def __init__(
+        self, work: CheckWork, processes: int, on_restart: Callable[[], None] | None = None
+    ) -> None:
         if processes < 1:
             raise ValueError("a check pool needs at least one process")
         self.work = work
         self.processes = processes
+        self.on_restart = on_restart
         self.restarts = 0
         self._generation = 0
         self._executor: ProcessPoolExecutor | None = None
@@ -94,6 +98,8 @@ class CheckPool:
             return  # another batch saw the same death and already started new processes
         self._generation += 1
         self.restarts += 1
+        if self.on_restart is not None:
+            self.on_restart()
         old, self._executor = self._executor, self._new_executor()
         if old is not None:
             old.shutdown(wait=False, cancel_futures=True)

@@ -70,6 +70,7 @@ class Metrics:
     broker_up: Gauge
     duplicates: Counter
     publish_errors: Counter
+    check_process_restarts: Counter
 
     def ratio_gauges(self) -> tuple[Gauge, ...]:
         return (
@@ -177,5 +178,9 @@ def build_metrics(registry: CollectorRegistry) -> Metrics:
         ),
         publish_errors=counter(
             "publish_errors", "Output records the Kafka producer failed to publish.", ("topic",)
+        ),
+        check_process_restarts=counter(
+            "check_process_restarts",
+            "Check processes (RAGMON_CHECK_PROCESSES) started again after one died.",
         ),
     )
