@@ -30,6 +30,12 @@ def register(sub: Any) -> None:
     p.add_argument("--metrics-host", help="address /metrics binds to (RAGMON_METRICS_HOST)")
     p.add_argument("--metrics-port", type=int, help="port of /metrics (RAGMON_METRICS_PORT)")
     p.add_argument("--concurrency", type=int, help="check agent instances (RAGMON_CONCURRENCY)")
+    p.add_argument(
+        "--check-processes",
+        type=int,
+        metavar="N",
+        help="run the checks in N more processes, on more cores (RAGMON_CHECK_PROCESSES; 0: none)",
+    )
     p.add_argument("--partitions", type=int, help="partitions of topics ragmon creates")
     p.add_argument(
         "--max-wait",
@@ -56,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
         metrics_host=args.metrics_host,
         metrics_port=args.metrics_port,
         concurrency=args.concurrency,
+        check_processes=args.check_processes,
         partitions=args.partitions,
     )
     return run_worker(settings, max_wait=args.max_wait)
