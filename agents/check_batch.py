@@ -108,6 +108,9 @@ class CheckBatches:
                     async with self._lock:
                         while len(self.out) > self.depth:
                             await self._count_oldest()
+            if self.out and self.out[0][1].done() and not self._lock.locked():
+                # counted here while answers flow; the timer only when they stop
+                await self._count_done()
 
     def _send(self, pool: CheckPool) -> None:
         batch, self.collected = self.collected, []
@@ -132,6 +135,11 @@ class CheckBatches:
         self.processor.flush()
         await self.outbox.publish(self.publish())
 
+    async def _count_done(self) -> None:
+        async with self._lock:
+            while self.out and self.out[0][1].done():
+                await self._count_oldest()
+
     async def tick(self) -> None:
         """Timer: end a batch that has waited long enough for more answers."""
         if self.pool is not None:
@@ -139,9 +147,7 @@ class CheckBatches:
             if self.collected and self.clock() - self.first_at >= self.within:
                 self._send(self.pool)
             if self.out and self.out[0][1].done():
-                async with self._lock:
-                    while self.out and self.out[0][1].done():
-                        await self._count_oldest()
+                await self._count_done()
             return
         if self.pending and self.clock() - self.first_at >= self.within:
             await self.flush()
