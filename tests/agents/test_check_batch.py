@@ -6,12 +6,14 @@ import asyncio
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 from agents.check_agent import CheckProcessor
 from agents.check_batch import CheckBatches
+from agents.check_work import CheckWork
 from agents.outbox import Outbox
 from monitor.settings import load_settings
-from tests.agents.helpers import fresh_metrics
+from tests.agents.helpers import fresh_metrics, value
 
 
 @dataclass
@@ -118,3 +120,216 @@ async def test_the_pending_batch_is_published_before_the_producer_flush() -> Non
     assert log == []
     await producer.flush()  # what Faust awaits before committing offsets
     assert log == ["scores ['e0']", "producer flushed"]
+
+
+# --- pool mode (RAGMON_CHECK_PROCESSES): a fake pool, the real processor ------------------------
+class FakePool:
+    """What CheckBatches uses of a CheckPool. Checks in this process with the processor's own
+    work; a batch's results wait for its gate when `hold` is set (gates open by default)."""
+
+    def __init__(self, work: CheckWork, hold: bool = False, fail_start: bool = False) -> None:
+        self.work = work
+        self.hold = hold
+        self.fail_start = fail_start
+        self.batches: list[list[str]] = []  # the event ids of each batch, in the order sent
+        self.gates: list[asyncio.Event] = []
+        self.closed = False
+
+    async def start(self) -> str:
+        if self.fail_start:
+            raise OSError("cannot start check processes")
+        return "pure"
+
+    async def run(self, batch: list[tuple[bytes | None, Any]]) -> list[Any]:
+        self.batches.append([event_id(raw) for raw, _ in batch])
+        gate = asyncio.Event()
+        self.gates.append(gate)
+        if not self.hold:
+            gate.set()
+        await gate.wait()
+        return self.work.run_batch(batch)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def event_id(raw: bytes | None) -> str:
+    try:
+        return str(json.loads(raw or b"")["event_id"])
+    except (ValueError, KeyError):
+        return "?"
+
+
+def make_pooled(
+    log: list[str], size: int, depth: int = 2, **pool_kw: Any
+) -> tuple[CheckBatches, Clock, FakePool]:
+    batches, clock = make(log, size)
+    pool = FakePool(batches.processor.work, **pool_kw)
+    batches.pool, batches.depth = pool, depth  # type: ignore[assignment]
+    return batches, clock, pool
+
+
+async def settle() -> None:
+    """Let the batches' tasks and the agent run as far as they can."""
+    for _ in range(20):
+        await asyncio.sleep(0)
+
+
+def scores(first: int, last: int) -> str:
+    return f"scores {[f'e{i}' for i in range(first, last + 1)]}"
+
+
+async def test_pooled_batches_go_out_at_their_size_and_the_agent_waits_beyond_depth() -> None:
+    log: list[str] = []
+    batches, _, pool = make_pooled(log, size=2, depth=2, hold=True)
+    stream = Stream(log)
+    task = asyncio.ensure_future(batches.run(stream))
+    for i in range(10):
+        stream.feed(i, answer(i))
+    await settle()
+    # three sent: the agent awaits the oldest while `depth` more are out behind it
+    assert pool.batches == [["e0", "e1"], ["e2", "e3"], ["e4", "e5"]]
+    assert len(batches.out) == 2 and log == []
+    assert stream.queue.qsize() == 4  # e6.. not taken: the agent waits
+    pool.gates[1].set()  # a younger batch done first changes nothing
+    await settle()
+    assert log == [] and len(pool.batches) == 3
+    pool.gates[0].set()
+    await settle()
+    assert log == [scores(0, 1), scores(2, 3)]  # the agent counted what was done, in order
+    assert pool.batches[3:] == [["e6", "e7"], ["e8", "e9"]]
+    for gate in pool.gates:
+        gate.set()
+    stream.queue.put_nowait(None)
+    await task
+    await batches.flush()
+    assert log == [scores(0, 1), scores(2, 3), scores(4, 5), scores(6, 7), scores(8, 9)]
+    assert batches.processor.processed == {"checked": 10}
+
+
+async def test_pooled_flush_counts_every_batch_out_and_the_one_collected() -> None:
+    log: list[str] = []
+    batches, _, pool = make_pooled(log, size=3, depth=5, hold=True)
+
+    class Producer:
+        async def flush(self) -> None:
+            log.append("producer flushed")
+
+    producer = Producer()
+    batches.guard_commits(producer)
+    stream = Stream(log)
+    for i in range(7):
+        stream.feed(i, answer(i))
+    stream.queue.put_nowait(None)
+    await batches.run(stream)
+    await settle()
+    assert pool.batches == [["e0", "e1", "e2"], ["e3", "e4", "e5"]]
+    assert len(batches.collected) == 1  # e6
+    pool.gates[0].set()
+    flushing = asyncio.ensure_future(producer.flush())  # what Faust awaits before a commit
+    await settle()
+    assert pool.batches[2] == ["e6"]  # the collected one is sent too
+    assert log == [scores(0, 2)]  # and the flush waits for the one still out
+    assert not flushing.done()
+    pool.gates[1].set()
+    pool.gates[2].set()
+    await flushing
+    assert log == [scores(0, 2), scores(3, 5), scores(6, 6), "producer flushed"]
+    assert not batches.out and not batches.collected
+
+
+async def test_pooled_tick_counts_finished_batches_only_and_sends_an_old_one() -> None:
+    log: list[str] = []
+    batches, clock, pool = make_pooled(log, size=2, depth=5, hold=True)
+    stream = Stream(log)
+    for i in range(5):
+        stream.feed(i, answer(i))
+    stream.queue.put_nowait(None)
+    await batches.run(stream)
+    await settle()
+    assert pool.batches == [["e0", "e1"], ["e2", "e3"]]
+    pool.gates[1].set()
+    await settle()
+    clock.now = 0.05
+    await asyncio.wait_for(batches.tick(), 5)  # the oldest is not done: nothing, no waiting
+    assert log == [] and len(pool.batches) == 2  # e4 has not waited `within` yet
+    clock.now = 0.1
+    await asyncio.wait_for(batches.tick(), 5)
+    await settle()
+    assert pool.batches[2] == ["e4"] and log == []
+    pool.gates[0].set()
+    pool.gates[2].set()
+    await settle()
+    await asyncio.wait_for(batches.tick(), 5)
+    assert log == [scores(0, 1), scores(2, 3), scores(4, 4)]
+    assert not batches.out
+
+
+async def test_pooled_results_are_applied_in_batch_order() -> None:
+    """The same answer in two batches: the later batch finishes first, yet the earlier one's
+    copy is the one counted and the later one is the duplicate."""
+    log: list[str] = []
+    batches, _, pool = make_pooled(log, size=2, depth=5, hold=True)
+    stream = Stream(log)
+    for offset, i in enumerate((0, 1, 2, 0)):
+        stream.feed(offset, answer(i))
+    stream.queue.put_nowait(None)
+    await batches.run(stream)
+    await settle()
+    pool.gates[1].set()
+    await settle()
+    pool.gates[0].set()
+    await batches.flush()
+    assert log == [scores(0, 1), scores(2, 2)]
+    m = batches.processor.metrics
+    assert value(m, "ragmon_events_total", app="search", outcome="checked") == 3
+    assert value(m, "ragmon_events_total", app="search", outcome="duplicate") == 1
+    assert value(m, "ragmon_duplicate_events_total", app="search") == 1
+
+
+async def test_pooled_a_duplicate_in_one_batch_is_counted_once() -> None:
+    log: list[str] = []
+    batches, _, _ = make_pooled(log, size=3)
+    stream = Stream(log)
+    for offset, i in enumerate((7, 7, 8)):
+        stream.feed(offset, answer(i))
+    stream.queue.put_nowait(None)
+    await batches.run(stream)
+    await batches.flush()
+    assert log == ["scores ['e7', 'e8']"]
+    assert batches.processor.processed == {"checked": 2, "duplicate": 1}
+
+
+async def test_pooled_falls_back_to_checking_here_when_the_pool_cannot_start() -> None:
+    log: list[str] = []
+    batches, _, pool = make_pooled(log, size=2, fail_start=True)
+    stream = Stream(log)
+    for i in range(3):
+        stream.feed(i, answer(i))
+    stream.queue.put_nowait(None)
+    await batches.run(stream)
+    assert pool.closed and batches.pool is None and pool.batches == []
+    assert log == [scores(0, 1)]
+    await batches.flush()
+    assert log == [scores(0, 1), scores(2, 2)]
+    m = batches.processor.metrics
+    assert value(m, "ragmon_events_total", app="search", outcome="checked") == 3
+
+
+async def test_pooled_a_failing_pool_has_its_batch_checked_here() -> None:
+    log: list[str] = []
+    batches, _, pool = make_pooled(log, size=2)
+
+    async def broken(batch: Any) -> Any:
+        raise RuntimeError("the executor is gone")
+
+    pool.run = broken  # type: ignore[method-assign]
+    stream = Stream(log)
+    stream.feed(0, answer(0))
+    stream.feed(1, b"not json")
+    stream.queue.put_nowait(None)
+    await batches.run(stream)
+    await batches.flush()
+    # the reject's score entry has no id (and its app label is "other": it has none)
+    assert log == ["scores ['e0']", "scores [None]"]
+    assert batches.processor.processed == {"checked": 1, "rejected": 1}

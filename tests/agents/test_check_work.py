@@ -1,0 +1,239 @@
+"""CheckWork: one answer's decode, check, counts and audit bytes, as a check process runs them."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import agents.check_work as check_work
+from agents.audit_record import AuditBuilder
+from agents.check_work import Checked, CheckWork
+from agents.records import verdict_vector
+from monitor.audit import Redactor, has_failure
+from monitor.check import check_event
+from monitor.decode import decode_event
+from monitor.models import AnswerEvent, Rejection
+from monitor.options import CheckOptions
+from monitor.sampling import hash_fraction
+from tests.conftest import standard_mix
+
+SOURCE = ("ragmon.answers", 2, 41, 1234.5)
+
+#: one span of `notes.txt` cited right, one line that does not exist: worked out by hand below
+HAND = {
+    "event_id": "hand-1",
+    "app": "docs-qa",
+    "documents": [
+        {
+            "id": "notes.txt",
+            "text": "Intro line here.\nThe sky over Paris is blue today.\nClosing line.",
+        }
+    ],
+    "answer": "The sky over Paris is blue today [notes.txt:2]. "
+    "The grass in Rome is bright red [notes.txt:9].",
+}
+
+
+def raw(event: dict[str, Any]) -> bytes:
+    return json.dumps(event).encode()
+
+
+def small(event_id: str, **extra: Any) -> bytes:
+    return raw({"event_id": event_id, "app": "search", "answer": "No claim here", **extra})
+
+
+@pytest.fixture(scope="module")
+def mix() -> list[bytes]:
+    return [raw(e) for e in standard_mix(200, seed=7)]
+
+
+def test_a_pickled_work_keeps_its_options_audit_and_hook_rate() -> None:
+    options = CheckOptions(max_citations=7, min_claim_words=3, excerpt_min_similarity=0.65)
+    audit = AuditBuilder(0.25, cited_text_chars=40, redactor=Redactor(["email"]), keep_dict=False)
+    work = CheckWork(options, audit, hook_rate=0.3)
+    copy = pickle.loads(pickle.dumps(work))
+    assert type(copy) is CheckWork
+    assert copy.options == options
+    assert copy.options.max_citations == 7 and copy.options.excerpt_min_similarity == 0.65
+    assert copy.hook_rate == 0.3
+    assert copy.audit is not None
+    assert (copy.audit.sample_rate, copy.audit.cited_text_chars, copy.audit.keep_dict) == (
+        0.25,
+        40,
+        False,
+    )
+    assert copy.audit.redactor is not None
+    assert copy.audit.redactor.text("mail a.b@example.com") == "mail [redacted:email]"
+    bare = pickle.loads(pickle.dumps(CheckWork(CheckOptions())))
+    assert bare == CheckWork(CheckOptions(), None, 1.0)
+
+
+def test_a_hand_checked_answer() -> None:
+    work = CheckWork(CheckOptions(), AuditBuilder(sample_rate=0.0), hook_rate=0.0)
+    result = work.run(raw(HAND), SOURCE)
+    assert isinstance(result, Checked)
+    assert (result.event_id, result.app) == ("hand-1", "docs-qa")
+    # line 2 exists, line 9 does not (the document has 3 lines)
+    assert result.citations == [("line", "valid", None), ("line", "invalid", "line_out_of_range")]
+    # the first claim repeats line 2; the second rests on an invalid citation only
+    assert result.claims == [("supported", "lexical"), ("not_supported", "rules")]
+    # events, rejected, citations, valid, claims, cited, decided, supported, unsupported
+    assert result.vector == [1, 0, 2, 1, 2, 2, 2, 1, 1]
+    assert result.failed is True
+    assert result.event_time == 1234.5  # no timestamp in the answer: the record's
+    assert result.event is None and result.verdict is None  # hook rate 0, no gold label
+    assert result.audit is not None and result.audit.reason == "failure"
+    record = json.loads(result.audit.data)
+    assert record["event_id"] == "hand-1"
+    assert record["audit_reason"] == "failure"
+    assert record["source"] == {"topic": "ragmon.answers", "partition": 2, "offset": 41}
+    assert result.audit.record is not None and result.audit.record["event_id"] == "hand-1"
+    again = pickle.loads(pickle.dumps(result))  # what comes back from a check process
+    assert again.vector == result.vector and again.audit == result.audit
+
+
+def test_run_agrees_with_check_event_on_the_standard_mix(mix: list[bytes]) -> None:
+    options = CheckOptions()
+    work = CheckWork(options, AuditBuilder(sample_rate=0.0), hook_rate=0.0)
+    failed = 0
+    for i, data in enumerate(mix):
+        result = work.run(data, ("ragmon.answers", 0, i, None))
+        event = decode_event(data, options)
+        assert isinstance(event, AnswerEvent) and isinstance(result, Checked)
+        verdict = check_event(event, options)
+        assert result.event_id == event.event_id
+        assert result.vector == verdict_vector(verdict)
+        assert result.citations == [
+            (r.citation.format, r.status, r.error) for r in verdict.citations
+        ]
+        assert result.claims == [(c.support.verdict, c.support.tier) for c in verdict.claims]
+        assert result.failed == has_failure(verdict)
+        assert (result.audit is not None) == result.failed  # sample rate 0: failures only
+        failed += result.failed
+    # the mix holds both healthy and failing answers, so both branches ran
+    assert 0 < failed < len(mix)
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b'{"event_id": "x", "answer": ', "invalid_json"),
+        (b'{"event_id": 7, "answer": "a"}', "schema_violation"),
+        (b'{"answer": "no id"}', "schema_violation"),
+        (b"[1, 2]", "not_an_object"),
+        (b"\xff\xfe", "invalid_utf8"),
+        (b"", "empty"),
+        (None, "empty"),
+    ],
+)
+def test_a_bad_record_is_rejected_as_decode_rejects_it(data: bytes | None, reason: str) -> None:
+    options = CheckOptions()
+    result = CheckWork(options).run(data, SOURCE)
+    assert isinstance(result, Rejection)
+    assert result.reason == reason
+    assert result == decode_event(data or b"", options)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=64) | st.text(max_size=64).map(str.encode))
+def test_run_rejects_whatever_decode_rejects(data: bytes) -> None:
+    options = CheckOptions()
+    decoded = decode_event(data, options)
+    result = CheckWork(options).run(data, SOURCE)
+    if isinstance(decoded, Rejection):
+        assert result == decoded
+    else:
+        assert isinstance(result, Checked) and result.event_id == decoded.event_id
+
+
+def test_a_check_that_raises_costs_that_answer_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(event: AnswerEvent, options: CheckOptions) -> Any:
+        if event.event_id == "bad":
+            raise ZeroDivisionError("division by zero")
+        return check_event(event, options)
+
+    monkeypatch.setattr(check_work, "check_event", broken)
+    results = CheckWork(CheckOptions()).run_batch(
+        [(small("ok-1"), SOURCE), (small("bad", app="docs-qa"), SOURCE), (small("ok-2"), SOURCE)]
+    )
+    assert results[1] == Rejection(
+        "check_error", "ZeroDivisionError: division by zero", "bad", "docs-qa"
+    )
+    assert [r.event_id for r in results] == ["ok-1", "bad", "ok-2"]
+    assert isinstance(results[0], Checked) and isinstance(results[2], Checked)
+
+
+IDS = [f"evt-{i}" for i in range(40)]
+
+
+def _returned(rate: float, gold: frozenset[str] = frozenset()) -> set[str]:
+    work = CheckWork(CheckOptions(), hook_rate=rate)
+    out = set()
+    for event_id in IDS:
+        extra = {"gold": {"label": "supported"}} if event_id in gold else {}
+        result = work.run(small(event_id, **extra), SOURCE)
+        assert isinstance(result, Checked)
+        assert (result.event is None) == (result.verdict is None)
+        if result.event is not None:
+            assert result.event.event_id == event_id and result.verdict is not None
+            assert result.verdict.event_id == event_id
+            out.add(event_id)
+    return out
+
+
+def test_the_answer_and_verdict_come_back_for_canaries_and_the_hook_rate_share() -> None:
+    canaries = frozenset({"evt-3", "evt-17"})
+    assert _returned(0.0) == set()
+    assert _returned(0.0, canaries) == canaries  # a gold label always comes back
+    assert _returned(1.0) == set(IDS)
+    below = {i for i in IDS if hash_fraction(i) < 0.4}
+    assert 0 < len(below) < len(IDS)  # the middle rate splits these ids
+    assert _returned(0.4) == below
+    assert _returned(0.4, canaries) == below | canaries
+    # the judge's sampler draws from the same hash: a wider rate only adds answers
+    assert _returned(0.4) <= _returned(0.6)
+
+
+def test_check_keeps_the_objects_for_the_in_process_hooks() -> None:
+    work = CheckWork(CheckOptions(), hook_rate=0.0)
+    event = decode_event(small("evt-1"), work.options)
+    assert isinstance(event, AnswerEvent)
+    result = work.check(event, SOURCE, 0.0)
+    assert result.event == event and result.verdict is not None
+
+
+@pytest.mark.parametrize(
+    ("timestamp", "record_ts", "expected"),
+    [
+        ("2023-11-14T22:13:20Z", 1234.5, 1_700_000_000.0),
+        ("2023-11-14T22:13:20.250Z", None, 1_700_000_000.25),
+        ("2023-11-14T23:13:20+01:00", 1234.5, 1_700_000_000.0),
+        (None, 1234.5, 1234.5),  # no timestamp: the record's
+        (None, None, 5000.0),  # neither: when it was checked
+    ],
+)
+def test_event_time(timestamp: str | None, record_ts: float | None, expected: float) -> None:
+    extra = {"timestamp": timestamp} if timestamp is not None else {}
+    work = CheckWork(CheckOptions())
+    event = decode_event(small("evt-1", **extra), work.options)
+    assert isinstance(event, AnswerEvent)
+    result = work.check(event, ("t", 0, 0, record_ts), 0.0, clock=lambda: 5000.0)
+    assert result.event_time == expected
+    assert result.checked_at == 5000.0
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="decode accepts a lower-case 'z' zone (RFC 3339 allows it) but event_time only "
+    "rewrites 'Z', so the record timestamp is used instead",
+)
+def test_a_lower_case_zone_is_the_events_time() -> None:
+    work = CheckWork(CheckOptions())
+    result = work.run(small("evt-1", timestamp="2023-11-14T22:13:20z"), SOURCE)
+    assert isinstance(result, Checked)
+    assert result.event_time == 1_700_000_000.0
