@@ -333,3 +333,29 @@ async def test_pooled_a_failing_pool_has_its_batch_checked_here() -> None:
     # the reject's score entry has no id (and its app label is "other": it has none)
     assert log == ["scores ['e0']", "scores [None]"]
     assert batches.processor.processed == {"checked": 1, "rejected": 1}
+
+
+async def test_pooled_the_agent_counts_finished_batches_while_answers_flow() -> None:
+    log: list[str] = []
+    batches, _, pool = make_pooled(log, size=2, depth=5, hold=True)
+    stream = Stream(log)
+    task = asyncio.ensure_future(batches.run(stream))
+    for i in range(2):
+        stream.feed(i, answer(i))
+    await settle()
+    assert pool.batches == [["e0", "e1"]] and log == []
+    stream.feed(2, answer(2))  # the batch out is not done: the agent goes on collecting
+    await settle()
+    assert log == [] and len(batches.collected) == 1
+    pool.gates[0].set()
+    await settle()
+    assert log == []  # done, but no answer came yet (the timer would count it)
+    stream.feed(3, answer(3))  # the next answer: the agent counts it, no timer, no flush
+    await settle()
+    assert log == [scores(0, 1)]
+    assert pool.batches == [["e0", "e1"], ["e2", "e3"]]
+    pool.gates[1].set()
+    stream.queue.put_nowait(None)
+    await task
+    await batches.flush()
+    assert log == [scores(0, 1), scores(2, 3)]
