@@ -13,9 +13,10 @@ queues, and with acks held back the fetched-but-unprocessed answers were lost (t
 fault test caught it, ~1 run in 6 under load).
 
 With check processes (`pool`, RAGMON_CHECK_PROCESSES) a batch is collected raw, sent to a
-process, and counted here when its results come back, while the next batch is collected: up to
-`depth` batches are out at once. "Pending" then covers the batch being collected and the ones
-out, and a commit waits for all of them in the same way.
+process, and counted here when its results come back, while the next batch is collected: the
+agent sends a full batch, then waits for the oldest while more than `depth` are out. "Pending"
+then covers the batch being collected and the ones out, and a commit waits for all of them in
+the same way.
 """
 
 from __future__ import annotations

@@ -7,15 +7,18 @@ stateful in its own process: dedup, counters, score records, the judge sampler, 
 
 The children are spawned (not forked: the worker has threads and an event loop), ignore
 Ctrl-C (the worker stops them) and get SIGTERM from the kernel when the worker dies. A child
-that dies (OOM killer, a crash in compiled code) breaks the pool: it is started again and the
-batch is sent again; a batch that kills a fresh child too is split in halves down to the one
-answer that does it, which is dead-lettered (`check_error`) with its bytes.
+that dies (OOM killer, a crash in compiled code) breaks the pool, and every batch out at the
+time fails with it: the pool is started again, and each of those batches is checked again on a
+process of its own, where a death can only be its own. A batch that kills its own process is
+split in halves, each on a process of its own again, down to the one answer that does it, which
+is dead-lettered (`check_error`) with its bytes; no other answer is lost or rejected.
 """
 
 from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import os
 import signal
 import time
 from collections.abc import Callable
@@ -50,10 +53,11 @@ def _child_run(batch: Batch) -> Results:
     return _WORK.run_batch(batch)
 
 
-def _child_ping() -> str:
+def _child_ping(hold: float = 0.0) -> tuple[int, str]:
     from agents.fastcore import describe
 
-    return describe()
+    time.sleep(hold)
+    return os.getpid(), describe()
 
 
 class CheckPool:
@@ -68,6 +72,7 @@ class CheckPool:
         self.restarts = 0
         self._generation = 0
         self._executor: ProcessPoolExecutor | None = None
+        self._private: set[ProcessPoolExecutor] = set()  # batches being checked alone
 
     def _new_executor(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(
@@ -77,21 +82,30 @@ class CheckPool:
             initargs=(self.work,),
         )
 
-    async def start(self) -> str:
-        """Start the processes and wait until they answer; returns which core they run."""
+    async def start(self, timeout: float = 60.0) -> str:
+        """Start the processes and wait until each has answered (so each ignores Ctrl-C);
+        returns which core they run."""
         if self._executor is None:
             self._executor = self._new_executor()
         loop = asyncio.get_running_loop()
         started = time.monotonic()
-        pings = [loop.run_in_executor(self._executor, _child_ping) for _ in range(self.processes)]
-        cores = await asyncio.gather(*pings)
+        seen: dict[int, str] = {}
+        while len(seen) < self.processes and time.monotonic() - started < timeout:
+            # a ping holds its process a moment, so the next ones go to the others
+            pings = [
+                loop.run_in_executor(self._executor, _child_ping, 0.05)
+                for _ in range(self.processes)
+            ]
+            seen.update(await asyncio.gather(*pings))
+        core = next(iter(seen.values()))
         log.info(
             "check processes started",
             processes=self.processes,
-            core=cores[0],
+            answered=len(seen),
+            core=core,
             seconds=round(time.monotonic() - started, 2),
         )
-        return str(cores[0])
+        return core
 
     def _restart(self, generation: int) -> None:
         if generation != self._generation:
@@ -108,33 +122,46 @@ class CheckPool:
         """Results in the batch's order; never raises for what one answer does."""
         if self._executor is None:
             self._executor = self._new_executor()
-        loop = asyncio.get_running_loop()
-        for attempt in (1, 2):
-            generation = self._generation
-            try:
-                assert self._executor is not None
-                return await loop.run_in_executor(self._executor, _child_run, batch)
-            except BrokenProcessPool:
-                log.error(
-                    "check process died; starting a new one",
-                    batch=len(batch),
-                    attempt=attempt,
-                    restarts=self.restarts + 1,
-                )
-                self._restart(generation)
+        generation = self._generation
+        try:
+            return await asyncio.get_running_loop().run_in_executor(
+                self._executor, _child_run, batch
+            )
+        except BrokenProcessPool:
+            # which batch killed it is unknown: every batch out sees the same death
+            log.error("check process died; starting a new one", batch=len(batch))
+            self._restart(generation)
+        return await self._alone(batch)
+
+    async def _alone(self, batch: Batch) -> Results:
+        """`batch` checked on a process of its own, halved around an answer that kills it."""
+        executor = self._new_executor()
+        self._private.add(executor)
+        try:
+            return await asyncio.get_running_loop().run_in_executor(executor, _child_run, batch)
+        except BrokenProcessPool:
+            self.restarts += 1
+            if self.on_restart is not None:
+                self.on_restart()
+        finally:
+            self._private.discard(executor)
+            executor.shutdown(wait=False, cancel_futures=True)
         if len(batch) == 1:
+            log.error("check process died on one answer; dead-lettered", source=batch[0][1][:3])
             return [Rejection(CHECK_ERROR, "the check process died on this answer")]
         half = len(batch) // 2
-        return await self.run(batch[:half]) + await self.run(batch[half:])
+        return await self._alone(batch[:half]) + await self._alone(batch[half:])
 
     def close(self) -> None:
         """Stop the processes without waiting for queued batches (their answers are not
         committed, so they are read again)."""
-        executor, self._executor = self._executor, None
-        if executor is not None:
-            processes = list(getattr(executor, "_processes", {}).values())
+        executors = [*self._private, *([self._executor] if self._executor else [])]
+        self._executor = None
+        self._private.clear()
+        processes = [p for e in executors for p in (getattr(e, "_processes", None) or {}).values()]
+        for executor in executors:
             executor.shutdown(wait=False, cancel_futures=True)
-            for process in processes:
-                process.terminate()
-            for process in processes:
-                process.join(5)
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.join(5)

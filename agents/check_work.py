@@ -48,7 +48,9 @@ class Checked:
 def event_time(event: AnswerEvent, record_timestamp: float | None, now: float) -> float:
     if event.timestamp:
         try:
-            return datetime.fromisoformat(event.timestamp.replace("Z", "+00:00")).timestamp()
+            # the forms monitor.decode accepted: spaces around, "z" or "Z" for UTC
+            text = event.timestamp.strip().replace("z", "Z").replace("Z", "+00:00")
+            return datetime.fromisoformat(text).timestamp()
         except ValueError:
             pass
     return record_timestamp if record_timestamp is not None else now
