@@ -121,42 +121,54 @@ class GroupWorker(WorkerProcess):
         return next((r for r in self.log_events() if r.get("event") == event), None)
 
 
-@pytest.fixture
-def group_workers(broker: Any, tmp_path: Path) -> Iterator[Any]:
-    """start(ns, **env) → GroupWorker; at teardown every worker and every process it was seen
-    to have is killed by pid if still there."""
-    started: list[GroupWorker] = []
-    seen: list[Proc] = []
+class Workers:
+    """Starts GroupWorkers; `close` kills by pid every worker and every process it was seen to
+    have that is still there."""
 
-    def start(ns: Namespace, **env: str) -> GroupWorker:
-        worker = GroupWorker(broker.bootstrap, ns, tmp_path, env).start()
-        started.append(worker)
+    def __init__(self, bootstrap: str, workdir: Path) -> None:
+        self.bootstrap, self.workdir = bootstrap, workdir
+        self.started: list[GroupWorker] = []
+        self.seen: list[Proc] = []
+
+    def start(self, ns: Namespace, **env: str) -> GroupWorker:
+        worker = GroupWorker(self.bootstrap, ns, self.workdir, env).start()
+        self.started.append(worker)
         return worker
 
-    start.seen = seen  # type: ignore[attr-defined]
-    yield start
-    for worker in started:
-        if worker.proc is not None and worker.proc.poll() is None:
-            seen.extend(descendants(worker.proc.pid))
-            worker.proc.kill()
-            worker.proc.wait(10)
-    for proc in seen:
-        if alive(proc):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(proc[0], signal.SIGKILL)
+    def close(self) -> None:
+        for worker in self.started:
+            if worker.proc is not None and worker.proc.poll() is None:
+                self.seen.extend(descendants(worker.proc.pid))
+                worker.proc.kill()
+                worker.proc.wait(10)
+        for proc in self.seen:
+            if alive(proc):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(proc[0], signal.SIGKILL)
+
+
+@pytest.fixture
+def group_workers(broker: Any, tmp_path: Path) -> Iterator[Workers]:
+    workers = Workers(broker.bootstrap, tmp_path)
+    try:
+        yield workers
+    finally:
+        workers.close()
 
 
 def pool_started(worker: GroupWorker, timeout: float = 60.0) -> dict[str, Any]:
-    return wait_until(
+    line = wait_until(
         lambda: worker.logged("check processes started"), timeout, what="check processes started"
     )
+    assert line is not None
+    return line
 
 
 # --- 1. same figures as the in-process checks -----------------------------------------------
 
 
 def test_check_processes_count_what_the_offline_checks_count(
-    broker: Any, group_workers: Any
+    broker: Any, group_workers: Workers
 ) -> None:
     from monitor.audit import audit_reason
     from monitor.check import check_bytes
@@ -173,9 +185,9 @@ def test_check_processes_count_what_the_offline_checks_count(
         verdict = check_bytes(value, options)
         assert not isinstance(verdict, Rejection)
         offline.add(verdict)
-        reason = audit_reason(verdict, settings.audit_sample_rate)
-        if reason is not None:
-            audited[verdict.event_id] = reason
+        why = audit_reason(verdict, settings.audit_sample_rate)
+        if why is not None:
+            audited[verdict.event_id] = why
     for reason, value in BAD:
         rejection = check_bytes(value, options)
         assert getattr(rejection, "reason", None) == reason
@@ -183,7 +195,7 @@ def test_check_processes_count_what_the_offline_checks_count(
     assert Counter(audited.values())["failure"] > 10  # the mix has failing answers to audit
 
     ns = Namespace("procs")
-    worker = group_workers(ns, RAGMON_CHECK_PROCESSES="1", RAGMON_CHECK_BATCH_SIZE=BATCH)
+    worker = group_workers.start(ns, RAGMON_CHECK_PROCESSES="1", RAGMON_CHECK_BATCH_SIZE=BATCH)
     worker.wait_assigned()
     started = pool_started(worker)
     assert started["processes"] == 1
@@ -286,11 +298,11 @@ def test_check_processes_count_what_the_offline_checks_count(
 # --- 2. the children's lifetime ---------------------------------------------------------------
 
 
-def test_check_processes_end_with_the_worker(broker: Any, group_workers: Any) -> None:
-    seen: list[Proc] = group_workers.seen
+def test_check_processes_end_with_the_worker(broker: Any, group_workers: Workers) -> None:
+    seen = group_workers.seen
     names = ("term", "kill", "ctrlc")
     workers = {
-        name: group_workers(Namespace(f"procs-{name}"), RAGMON_CHECK_PROCESSES="1")
+        name: group_workers.start(Namespace(f"procs-{name}"), RAGMON_CHECK_PROCESSES="1")
         for name in names
     }
     children: dict[str, list[Proc]] = {}
@@ -303,15 +315,18 @@ def test_check_processes_end_with_the_worker(broker: Any, group_workers: Any) ->
         assert len(check_processes(children[name])) == 1, (name, children[name])
     # Some answers through each pool first: the children have worked when the signal comes.
     events = standard_mix(30, seed=43)
+    records: list[tuple[bytes | None, bytes]] = [
+        (e["event_id"].encode(), json.dumps(e).encode()) for e in events
+    ]
     for worker in workers.values():
-        records = [(e["event_id"].encode(), json.dumps(e).encode()) for e in events]
-        produce(broker.bootstrap, worker.ns.topic("answers"), list(records))
-    for worker in workers.values():
-        wait_until(
-            lambda w=worker: total(w.metrics(), "ragmon_events_total") >= len(events),
-            timeout=60,
-            what="events checked",
+        produce(broker.bootstrap, worker.ns.topic("answers"), records)
+
+    def all_checked() -> bool:
+        return all(
+            total(w.metrics(), "ragmon_events_total") >= len(events) for w in workers.values()
         )
+
+    wait_until(all_checked, timeout=60, what="events checked by every worker")
 
     # SIGTERM: the worker stops its pool before it exits.
     term = workers["term"]
