@@ -6,20 +6,24 @@ batches of raw answers to N child processes (`CheckWork.run_batch`) and keeps ev
 stateful in its own process: dedup, counters, score records, the judge sampler, publishing.
 
 The children are spawned (not forked: the worker has threads and an event loop), ignore
-Ctrl-C (the worker stops them) and get SIGTERM from the kernel when the worker dies. A child
-that dies (OOM killer, a crash in compiled code) breaks the pool, and every batch out at the
-time fails with it: the pool is started again, and each of those batches is checked again on a
-process of its own, where a death can only be its own. A batch that kills its own process is
-split in halves, each on a process of its own again, down to the one answer that does it, which
-is dead-lettered (`check_error`) with its bytes; no other answer is lost or rejected.
+Ctrl-C and SIGTERM (the worker stops them) and get SIGKILL from the kernel when the worker
+dies. A child that dies (OOM killer, a crash in compiled code) breaks the pool, and every batch
+out at the time fails with it: the pool is started again, and each of those batches is checked
+again on a process of its own, where a death can only be its own. A batch that kills its own
+process is split in halves, each on a process of its own again, down to the one answer that
+does it, which is dead-lettered (`check_error`) with its bytes; no other answer is lost or
+rejected.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ctypes
 import multiprocessing
 import os
 import signal
+import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -36,15 +40,22 @@ log = structlog.get_logger("ragmon.check_pool")
 Batch = list[tuple[bytes | None, Source]]
 Results = list[Checked | Rejection]
 
+_PR_SET_PDEATHSIG = 1
 _WORK: CheckWork | None = None  # in a check process: its copy of the work
 
 
-def _child_init(work: CheckWork) -> None:
+def _child_init(work: CheckWork, parent: int) -> None:
     global _WORK
+    # The worker alone decides when its check processes end: Ctrl-C (SIGINT to the whole
+    # process group) and a SIGTERM sent to the group must not kill them under a batch.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    from agents.broker import die_with_parent
-
-    die_with_parent()
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(Exception):
+            libc = ctypes.CDLL("libc.so.6", use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # the worker died: so do we
+    if os.getppid() != parent:
+        os._exit(0)  # it died before the line above
     _WORK = work
 
 
@@ -79,7 +90,7 @@ class CheckPool:
             max_workers=self.processes,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_child_init,
-            initargs=(self.work,),
+            initargs=(self.work, os.getpid()),
         )
 
     async def start(self, timeout: float = 60.0) -> str:
@@ -152,16 +163,26 @@ class CheckPool:
         half = len(batch) // 2
         return await self._alone(batch[:half]) + await self._alone(batch[half:])
 
-    def close(self) -> None:
+    def close(self, timeout: float = 10.0) -> None:
         """Stop the processes without waiting for queued batches (their answers are not
-        committed, so they are read again)."""
+        committed, so they are read again). Each process is asked to end after its current
+        batch and is killed only when it has not after `timeout` seconds: killing it at once
+        raced with the executor's own threads, which then wrote to closed pipes."""
         executors = [*self._private, *([self._executor] if self._executor else [])]
         self._executor = None
         self._private.clear()
         processes = [p for e in executors for p in (getattr(e, "_processes", None) or {}).values()]
         for executor in executors:
             executor.shutdown(wait=False, cancel_futures=True)
+        deadline = time.monotonic() + timeout
         for process in processes:
-            process.terminate()
+            process.join(max(0.0, deadline - time.monotonic()))
         for process in processes:
-            process.join(5)
+            if process.is_alive():
+                log.warning("check process did not stop; killing it", pid=process.pid)
+                process.kill()
+                process.join(5)
+        for executor in executors:
+            thread = getattr(executor, "_executor_manager_thread", None)
+            if thread is not None:
+                thread.join(max(0.5, deadline - time.monotonic()))

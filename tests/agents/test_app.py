@@ -14,6 +14,9 @@ from tests.agents.helpers import samples, value
 
 
 def settings(**kw: Any) -> Any:
+    # Checks in this process: Faust's test context ends without the commit flush that would
+    # wait for a check process's results (pool mode: tests/integration/test_check_processes.py).
+    kw.setdefault("check_processes", 0)
     return load_settings(
         bootstrap_servers="kafka://b1:9092,b2:9092", metrics_port=16111, topic_prefix="x.", **kw
     )

@@ -77,9 +77,10 @@ def child_pids(pool: CheckPool) -> list[int]:
 
 
 def ignores_sigint(pid: int) -> bool:
+    """SIGINT and SIGTERM both ignored (the initializer sets both)."""
     status = Path(f"/proc/{pid}/status").read_text()
     ignored = int(status.split("SigIgn:\t")[1].split()[0], 16)
-    return bool(ignored & (1 << (signal.SIGINT - 1)))
+    return all(ignored & (1 << (sig - 1)) for sig in (signal.SIGINT, signal.SIGTERM))
 
 
 def wait_dead(pid: int) -> None:
@@ -148,7 +149,9 @@ async def test_the_pool_gives_the_in_process_results(
     assert pool.restarts == 0
 
 
-async def test_the_check_processes_ignore_ctrl_c(pool: CheckPool, mix_batch: Batch) -> None:
+async def test_the_check_processes_ignore_ctrl_c_and_sigterm(
+    pool: CheckPool, mix_batch: Batch
+) -> None:
     await pool.start()
     pids = child_pids(pool)
     assert len(pids) == 2
@@ -161,6 +164,7 @@ async def test_the_check_processes_ignore_ctrl_c(pool: CheckPool, mix_batch: Bat
             time.sleep(0.025)
         assert ignores_sigint(pid)
         os.kill(pid, signal.SIGINT)
+        os.kill(pid, signal.SIGTERM)
     got = await pool.run(mix_batch[:5])
     assert [r.event_id for r in got] == [f"synth-0000000{i}" for i in range(5)]
     assert child_pids(pool) == pids and all(alive(pid) for pid in pids)

@@ -71,7 +71,8 @@ async def test_canary_through_the_check_agent_sets_cheap_agreement() -> None:
     from agents.app import create_app
     from monitor.settings import load_settings
 
-    rapp = create_app(load_settings(metrics_port=16112, audit_sample_rate=0.0))
+    # checks in this process: the test context ends without the flush a check process needs
+    rapp = create_app(load_settings(metrics_port=16112, audit_sample_rate=0.0, check_processes=0))
     doc = {"id": "a.txt", "text": "The premium is 120 dollars per month for every customer."}
     answer = "The premium is 120 dollars per month for every customer [a.txt:1:0-56]."
     event = {"event_id": "c1", "app": "docs-qa", "answer": answer, "documents": [doc],
