@@ -267,7 +267,7 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
     if settings.check_processes:
         # after the installers: the judge raises the share of verdicts its hook needs back
         hook_rate = 1.0 if deps.hooks else processor.hook_rate
-        work = replace(processor.work, hook_rate=hook_rate)
+        work = replace(processor.work, hook_rate=hook_rate, judge_rates=processor.judge_rates)
         rapp.check_pool = batches.pool = CheckPool(
             work, settings.check_processes, on_restart=metrics.check_process_restarts.inc
         )

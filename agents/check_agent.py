@@ -94,6 +94,7 @@ class CheckProcessor:
         #: share of answers a check process sends back whole for the hooks (agents/check_work):
         #: canaries always; raised by whoever adds a hook that needs more (the judge)
         self.hook_rate = 0.0
+        self.judge_rates: tuple[float, float] | None = None  # set by the judge's wiring
         self.metrics = metrics
         self.emit = emit
         self.labels = app_labels or AppLabels(settings.app_allowlist, settings.max_apps)

@@ -23,7 +23,7 @@ from monitor.check import check_event
 from monitor.decode import decode_event
 from monitor.models import AnswerEvent, Rejection, Verdict
 from monitor.options import CheckOptions
-from monitor.sampling import hash_fraction
+from monitor.sampling import hash_fraction, is_doubtful
 
 #: (topic, partition, offset, record timestamp in epoch seconds or None)
 Source = tuple[str, int, int, float | None]
@@ -56,10 +56,23 @@ def event_time(event: AnswerEvent, record_timestamp: float | None, now: float) -
     return record_timestamp if record_timestamp is not None else now
 
 
-def _wanted(event: AnswerEvent, rate: float) -> bool:
+def _wanted(
+    event: AnswerEvent, verdict: Verdict, rate: float, judge: tuple[float, float] | None
+) -> bool:
+    """Whether a hook may look at this answer: canaries, `rate` of the rest, and what the
+    judge's plan would consider (monitor.judge.plan: the base share, and doubtful answers in the
+    oversampling share; the same hash)."""
     if event.gold_label is not None or rate >= 1.0:
         return True
-    return rate > 0.0 and hash_fraction(event.event_id) < rate
+    if rate <= 0.0 and judge is None:
+        return False
+    u = hash_fraction(event.event_id)
+    if u < rate:
+        return True
+    if judge is None:
+        return False
+    base, oversample = judge
+    return u < base or (u < oversample and is_doubtful(verdict))
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,15 +81,17 @@ class CheckWork:
 
     options: CheckOptions
     audit: AuditBuilder | None = None
-    #: share of answers (by event-id hash) whose event and verdict come back for the hooks;
-    #: the judge's sampler draws from the same hash, so its share is enough
+    #: share of answers (by event-id hash) whose event and verdict come back for the hooks
     hook_rate: float = 1.0
+    #: the judge's (base, oversample) rates when its hook is installed: the answers its plan
+    #: would consider come back too
+    judge_rates: tuple[float, float] | None = None
 
     def __reduce__(self) -> tuple[Any, ...]:
         # The compiled core's frozen CheckOptions cannot be unpickled field by field (its
         # __setattr__ refuses): it travels as its constructor's arguments.
         options = {f.name: getattr(self.options, f.name) for f in fields(self.options)}
-        return (_rebuild, (options, self.audit, self.hook_rate))
+        return (_rebuild, (options, self.audit, self.hook_rate, self.judge_rates))
 
     def decode(self, raw: bytes | None) -> AnswerEvent | Rejection:
         return decode_event(raw or b"", self.options)
@@ -98,7 +113,7 @@ class CheckWork:
             audit = self.audit.build(
                 verdict, {"topic": source[0], "partition": source[1], "offset": source[2]}
             )
-        keep = keep_objects or _wanted(event, self.hook_rate)
+        keep = keep_objects or _wanted(event, verdict, self.hook_rate, self.judge_rates)
         return Checked(
             event_id=event.event_id,
             app=event.app,
@@ -132,8 +147,13 @@ class CheckWork:
         return [self.run(raw, source) for raw, source in batch]
 
 
-def _rebuild(options: dict[str, Any], audit: AuditBuilder | None, hook_rate: float) -> CheckWork:
-    return CheckWork(CheckOptions(**options), audit, hook_rate)
+def _rebuild(
+    options: dict[str, Any],
+    audit: AuditBuilder | None,
+    hook_rate: float,
+    judge_rates: tuple[float, float] | None,
+) -> CheckWork:
+    return CheckWork(CheckOptions(**options), audit, hook_rate, judge_rates)
 
 
 def summary(result: Checked) -> dict[str, Any]:

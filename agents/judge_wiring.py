@@ -52,10 +52,8 @@ def install_judge(rapp: RagmonApp, labels: AppLabels, client: Any = None) -> Non
             metrics.judge_dropped.labels(reason=decision.reason).inc()
 
     processor.hooks.append(sample)
-    # a check process sends back whole only the answers this hook may sample (same hash)
-    processor.hook_rate = max(
-        processor.hook_rate, settings.judge_sample_rate, settings.judge_oversample_rate
-    )
+    # a check process sends back whole only the answers this hook's plan may sample
+    processor.judge_rates = (settings.judge_sample_rate, settings.judge_oversample_rate)
     runner = build_judge_runner(
         settings,
         metrics,

@@ -19,7 +19,7 @@ from monitor.check import check_event
 from monitor.decode import decode_event
 from monitor.models import AnswerEvent, Rejection
 from monitor.options import CheckOptions
-from monitor.sampling import hash_fraction
+from monitor.sampling import hash_fraction, is_doubtful
 from tests.conftest import standard_mix
 
 SOURCE = ("ragmon.answers", 2, 41, 1234.5)
@@ -197,6 +197,30 @@ def test_the_answer_and_verdict_come_back_for_canaries_and_the_hook_rate_share()
     assert _returned(0.4, canaries) == below | canaries
     # the judge's sampler draws from the same hash: a wider rate only adds answers
     assert _returned(0.4) <= _returned(0.6)
+
+
+def test_what_the_judges_plan_would_consider_comes_back(mix: list[bytes]) -> None:
+    base, oversample = 0.1, 0.6
+    work = CheckWork(CheckOptions(), hook_rate=0.0, judge_rates=(base, oversample))
+    assert pickle.loads(pickle.dumps(work)).judge_rates == (base, oversample)
+    expected, doubtful_skipped = set(), 0
+    for value in mix:
+        event = decode_event(value, work.options)
+        assert isinstance(event, AnswerEvent)
+        u = hash_fraction(event.event_id)
+        doubtful = is_doubtful(check_event(event, work.options))
+        if u < base or (u < oversample and doubtful):
+            expected.add(event.event_id)
+        elif u < oversample:
+            doubtful_skipped += 1
+    assert 0 < len(expected) < len(mix) and doubtful_skipped > 0  # every branch is exercised
+    got = set()
+    for i, value in enumerate(mix):
+        result = work.run(value, ("answers", 0, i, None))
+        assert isinstance(result, Checked)
+        if result.verdict is not None:
+            got.add(result.event_id)
+    assert got == expected
 
 
 def test_check_keeps_the_objects_for_the_in_process_hooks() -> None:
