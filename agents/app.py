@@ -265,7 +265,7 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
     for install in deps.installers:
         install(rapp)
     if settings.check_processes:
-        # after the installers: the judge raises the share of verdicts its hook needs back
+        # after the installers: the judge sets which verdicts its hook needs back
         hook_rate = 1.0 if deps.hooks else processor.hook_rate
         work = replace(processor.work, hook_rate=hook_rate, judge_rates=processor.judge_rates)
         rapp.check_pool = batches.pool = CheckPool(

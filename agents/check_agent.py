@@ -155,7 +155,10 @@ class CheckProcessor:
             self.audit.keep(result.event_id, result.audit)
         if result.event is not None and result.verdict is not None:
             for hook in self.hooks:
-                hook(result.event, result.verdict, meta)
+                try:
+                    hook(result.event, result.verdict, meta)
+                except Exception:  # a hook's bug must not cost the answers after this one
+                    log.exception("verdict hook failed", event_id=result.event_id, **meta.source())
         self.processed["checked"] += 1
         if self._debug:
             log.debug(

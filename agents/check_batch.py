@@ -157,7 +157,10 @@ class CheckBatches:
         async with self._lock:
             if self.pool is not None:
                 self._send(self.pool)
-                while self.out:
+                # the batches out now hold every answer the coming commit covers; the ones the
+                # agent sends meanwhile are the next commit's (waiting for them too could last
+                # as long as the traffic does)
+                for _ in range(len(self.out)):
                     await self._count_oldest()
                 return
             if not self.pending:

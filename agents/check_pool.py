@@ -101,13 +101,22 @@ class CheckPool:
         loop = asyncio.get_running_loop()
         started = time.monotonic()
         seen: dict[int, str] = {}
-        while len(seen) < self.processes and time.monotonic() - started < timeout:
+        deadline = started + timeout
+        while len(seen) < self.processes and time.monotonic() < deadline:
             # a ping holds its process a moment, so the next ones go to the others
             pings = [
                 loop.run_in_executor(self._executor, _child_ping, 0.05)
                 for _ in range(self.processes)
             ]
-            seen.update(await asyncio.gather(*pings))
+            try:
+                answers = await asyncio.wait_for(
+                    asyncio.gather(*pings), max(0.1, deadline - time.monotonic())
+                )
+            except TimeoutError:
+                break
+            seen.update(answers)
+        if not seen:
+            raise TimeoutError(f"no check process answered within {timeout:.0f} s")
         core = next(iter(seen.values()))
         log.info(
             "check processes started",
@@ -158,10 +167,27 @@ class CheckPool:
             self._private.discard(executor)
             executor.shutdown(wait=False, cancel_futures=True)
         if len(batch) == 1:
+            if not await self._healthy():
+                # not this answer: no check process lives (it cannot start, say); the caller
+                # checks the batch in the worker
+                raise RuntimeError("check processes die even without an answer")
             log.error("check process died on one answer; dead-lettered", source=batch[0][1][:3])
             return [Rejection(CHECK_ERROR, "the check process died on this answer")]
         half = len(batch) // 2
         return await self._alone(batch[:half]) + await self._alone(batch[half:])
+
+    async def _healthy(self) -> bool:
+        """Whether a fresh check process answers a ping."""
+        executor = self._new_executor()
+        self._private.add(executor)
+        try:
+            await asyncio.get_running_loop().run_in_executor(executor, _child_ping)
+            return True
+        except BrokenProcessPool:
+            return False
+        finally:
+            self._private.discard(executor)
+            executor.shutdown(wait=False, cancel_futures=True)
 
     def close(self, timeout: float = 10.0) -> None:
         """Stop the processes without waiting for queued batches (their answers are not

@@ -34,7 +34,19 @@ class PoisonWork(CheckWork):
         return (_rebuild, args)
 
 
-def _rebuild(options: dict[str, Any], audit: Any, hook_rate: float) -> PoisonWork:
+def _rebuild(options: dict[str, Any], audit: Any, *rates: Any) -> PoisonWork:
     from monitor.options import CheckOptions
 
-    return PoisonWork(CheckOptions(**options), audit, hook_rate)
+    return PoisonWork(CheckOptions(**options), audit, *rates)
+
+
+class BrokenWork(CheckWork):
+    """A work no check process can rebuild: every process dies in its initializer."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_refuse, ())
+
+
+def _refuse() -> BrokenWork:
+    # only a check process unpickles the work
+    raise RuntimeError("this work cannot be rebuilt in a check process")

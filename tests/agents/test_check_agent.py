@@ -202,6 +202,21 @@ def test_hooks_see_every_checked_verdict(processor: Any) -> None:
     assert seen == ["h1"]
 
 
+def test_a_failing_hook_costs_neither_its_answer_nor_the_next(processor: Any) -> None:
+    proc, _, m = processor
+    seen: list[str] = []
+
+    def broken(ev: Any, verdict: Any, meta: Any) -> None:
+        raise RuntimeError("hook bug")
+
+    proc.hooks.extend([broken, lambda ev, verdict, meta: seen.append(verdict.event_id)])
+    assert proc.handle(event("h1"), meta()).kind == "checked"
+    assert proc.handle(event("h2"), meta(8)).kind == "checked"
+    proc.flush()
+    assert seen == ["h1", "h2"]  # the hooks after the broken one still run
+    assert value(m, "ragmon_events_total", app="search", outcome="checked") == 2
+
+
 def test_the_real_checks_on_one_event() -> None:
     pytest.importorskip("monitor.check")
     settings = load_settings(audit_sample_rate=0.0)

@@ -359,3 +359,32 @@ async def test_pooled_the_agent_counts_finished_batches_while_answers_flow() -> 
     await task
     await batches.flush()
     assert log == [scores(0, 1), scores(2, 3)]
+
+
+async def test_pooled_flush_ends_with_the_batches_out_when_it_began() -> None:
+    """Batches the agent sends while a commit's flush waits belong to the next commit: the
+    flush does not wait for them (under steady traffic it would never end)."""
+    log: list[str] = []
+    batches, _, pool = make_pooled(log, size=2, depth=5, hold=True)
+    stream = Stream(log)
+    task = asyncio.ensure_future(batches.run(stream))
+    for i in range(4):
+        stream.feed(i, answer(i))
+    await settle()
+    assert pool.batches == [["e0", "e1"], ["e2", "e3"]]
+    flushing = asyncio.ensure_future(batches.flush())
+    await settle()
+    for i in range(4, 6):  # arrives while the flush waits
+        stream.feed(i, answer(i))
+    await settle()
+    assert pool.batches[2] == ["e4", "e5"] and not flushing.done()
+    pool.gates[0].set()
+    pool.gates[1].set()
+    await flushing  # e4, e5 still out: not this flush's
+    assert log == [scores(0, 1), scores(2, 3)]
+    assert len(batches.out) == 1
+    pool.gates[2].set()
+    stream.queue.put_nowait(None)
+    await task
+    await batches.flush()
+    assert log == [scores(0, 1), scores(2, 3), scores(4, 5)]

@@ -26,7 +26,7 @@ from agents.check_work import Checked, CheckWork
 from agents.dlq import CHECK_ERROR
 from monitor.models import Rejection
 from monitor.options import CheckOptions
-from tests.agents.pool_poison import EXIT_CODE, MARKER, PoisonWork
+from tests.agents.pool_poison import EXIT_CODE, MARKER, BrokenWork, PoisonWork
 from tests.conftest import standard_mix
 
 
@@ -239,3 +239,14 @@ async def test_close_leaves_no_check_process(work: CheckWork) -> None:
 def test_a_pool_needs_a_process() -> None:
     with pytest.raises(ValueError, match="at least one process"):
         CheckPool(CheckWork(CheckOptions()), 0)
+
+
+async def test_processes_that_cannot_live_are_an_error_not_dead_letters() -> None:
+    """When no check process survives even without an answer, the pool raises (the check
+    batches then check the batch in the worker) instead of dead-lettering every answer."""
+    pool = CheckPool(BrokenWork(CheckOptions()), 1)
+    try:
+        with pytest.raises(RuntimeError, match="die even without an answer"):
+            await pool.run(batch_of([answer("x0"), answer("x1")]))
+    finally:
+        pool.close()
