@@ -2,8 +2,12 @@
 
 In one run, on one broker, with the same Faust settings and partitions:
 
-Two monitor workers run: `monitor` checks in its own process (RAGMON_CHECK_PROCESSES=0) and
-`monitor_pool` hands the checks to `check_processes` check processes (left out when 0).
+Monitor workers: `monitor` checks in its own process (RAGMON_CHECK_PROCESSES=0),
+`monitor_pool` hands the checks to `check_processes` check processes (left out when 0), and
+`monitor_pool_judge` is the latter with the LLM judge on (a fake judge replying after 2 s, 10%
+sampled, no budgets; `judge=False` or RAGMON_BENCH_E2E_JUDGE=0 leaves it out). The judge one
+takes part in the throughput rounds only: its figure is `judge_on_vs_off`, its rate over
+`monitor_pool`'s, round by round.
 
 1. throughput, in `rounds` rounds, after a warm-up: each round freezes one monitor's worker
    (SIGSTOP), writes a backlog of fresh standard-mix events, lets it go (SIGCONT), then does the
@@ -165,12 +169,19 @@ def measure(
     rounds: int = 3,
     workdir: str | None = None,
     check_processes: int = 1,
+    judge: bool = True,
 ) -> dict[str, Any]:
     work = Path(workdir or tempfile.mkdtemp(prefix="ragmon-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     broker = EmbeddedBroker(log=work / "broker.log")
     bootstrap = broker.start()
     procs: list[subprocess.Popen[bytes]] = []
+    judge_url = None
+    if judge and check_processes > 0:
+        from agents.bench_judge import _start_fake_judge
+
+        judge_proc, judge_url = _start_fake_judge()
+        procs.append(judge_proc)
     try:
         return _measure(
             events,
@@ -182,6 +193,7 @@ def measure(
             rss_events,
             rounds,
             check_processes,
+            judge_url,
         )
     finally:
         for proc in procs:
@@ -207,9 +219,10 @@ def _tagged_answers(tag: str) -> Any:
     """Weight of a score record: how many of its answers carry ids starting with `tag`."""
 
     def weight(record: Any) -> int:
-        return sum(
-            1 for e in json.loads(record.value).get("events") or () if str(e[0]).startswith(tag)
-        )
+        value = json.loads(record.value)
+        if value.get("kind", "scores") != "scores":
+            return 0  # a judge correction: the answer was counted by its score record
+        return sum(1 for e in value.get("events") or () if str(e[0]).startswith(tag))
 
     return weight
 
@@ -348,13 +361,34 @@ class Monitor:
     port: int = 0
     rates: list[float] = field(default_factory=list)
     cpu_us: list[float] = field(default_factory=list)
+    full: bool = True  # also lag and RSS (not only the rounds)
 
 
-def monitors(check_processes: int) -> list[Monitor]:
-    """The in-process monitor, and the one with check processes unless `check_processes` is 0."""
+#: The judge of the judge-on monitor: the fake judge replying after this many seconds, 10% of
+#: answers sampled, no budgets (the queue bound stops excess work), as `--section judge`.
+JUDGE_DELAY = 2.0
+JUDGE_RATE = 0.1
+
+
+def monitors(check_processes: int, judge_url: str | None = None) -> list[Monitor]:
+    """The in-process monitor; the one with check processes unless `check_processes` is 0; and,
+    given a judge, the latter again with the judge on (rounds only)."""
     out = [Monitor("monitor", "mon.", {"RAGMON_CHECK_PROCESSES": "0"})]
     if check_processes > 0:
-        out.append(Monitor("monitor_pool", "mp.", {"RAGMON_CHECK_PROCESSES": str(check_processes)}))
+        pool = {"RAGMON_CHECK_PROCESSES": str(check_processes)}
+        out.append(Monitor("monitor_pool", "mp.", pool))
+        if judge_url:
+            judge = {
+                "RAGMON_JUDGE_ENABLED": "true",
+                "OPENAI_BASE_URL": judge_url,
+                "OPENAI_API_KEY": "bench-not-a-secret",
+                "RAGMON_JUDGE_MODEL": f"ok@{JUDGE_DELAY}",
+                "RAGMON_JUDGE_SAMPLE_RATE": str(JUDGE_RATE),
+                "RAGMON_JUDGE_OVERSAMPLE_RATE": str(JUDGE_RATE),
+                "RAGMON_JUDGE_CALLS_PER_MINUTE": "0",
+                "RAGMON_JUDGE_TOKENS_PER_HOUR": "0",
+            }
+            out.append(Monitor("monitor_pool_judge", "mj.", {**pool, **judge}, full=False))
     return out
 
 
@@ -385,6 +419,7 @@ def _measure(
     rss_events: int,
     rounds: int,
     check_processes: int = 1,
+    judge_url: str | None = None,
 ) -> dict[str, Any]:
     out: dict[str, Any] = {"throughput_events": n, "partitions": PARTITIONS, "rounds": rounds}
     client = {"bootstrap_servers": bootstrap}
@@ -394,7 +429,7 @@ def _measure(
         "out": TopicSpec("out", "pt.out", PARTITIONS),
     }
     asyncio.run(ensure_topics(pt, client, pt_specs))
-    mons = monitors(check_processes)
+    mons = monitors(check_processes, judge_url)
     for m in mons:
         _start_monitor(m, bootstrap, work)
         assert m.proc is not None
@@ -463,6 +498,16 @@ def _measure(
         out[f"{m.name}_vs_passthrough"] = statistics.median(ratios)
         out[f"{m.name}_cpu_us_per_event"] = statistics.median(m.cpu_us)
         out[f"{m.name}_check_processes"] = int(m.env["RAGMON_CHECK_PROCESSES"])
+    named = {m.name: m for m in mons}
+    if "monitor_pool_judge" in named:
+        on, off = named["monitor_pool_judge"].rates, named["monitor_pool"].rates
+        out["judge_on_vs_off_rounds"] = [a / b for a, b in zip(on, off, strict=True)]
+        out["judge_on_vs_off"] = statistics.median(out["judge_on_vs_off_rounds"])
+        out["judge"] = {"delay_seconds": JUDGE_DELAY, "sample_rate": JUDGE_RATE}
+    mons = [m for m in mons if m.full]
+    for m in named.values():
+        if not m.full and m.proc is not None:
+            _stop(m.proc)
     out["rounds_ratio"] = out["rounds_monitor_ratio"]  # the in-process monitor, as before
 
     # --- 2. each monitor's lag at 50% of its own rate: score record published − answer record
@@ -549,6 +594,7 @@ def _section(args: Any, events: list[bytes]) -> dict[str, Any]:
         rss_events=int(os.environ.get("RAGMON_BENCH_RSS_EVENTS", "100000")),
         rounds=int(os.environ.get("RAGMON_BENCH_E2E_ROUNDS", "3")),
         check_processes=int(os.environ.get("RAGMON_BENCH_CHECK_PROCESSES", "1")),
+        judge=os.environ.get("RAGMON_BENCH_E2E_JUDGE", "1") != "0",
     )
 
 
