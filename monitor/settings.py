@@ -110,9 +110,9 @@ class Settings(BaseSettings):
     #: RAGMON_CONCURRENCY: parallel instances of the check agent per partition set.
     concurrency: int = Field(default=1, ge=1)
     #: RAGMON_CHECK_PROCESSES: processes that run the checks beside the worker's own, on other
-    #: cores (0 = in the worker process: one core, ~0.6 of a bare Faust agent's rate instead of
-    #: ~0.9; on a single core 0 is as fast). See docs/guarantees.md.
-    check_processes: int = Field(default=1, ge=0, le=64)
+    #: cores (0 = in the worker process: one core, ~0.6 of a bare Faust agent's rate; 1: ~0.9 on
+    #: two cores; on a single core 0 is as fast). See docs/guarantees.md.
+    check_processes: int = Field(default=0, ge=0, le=64)
     #: RAGMON_CHECK_BATCH_SIZE: answers the check agent takes at a time (outputs are published
     #: per batch: one score record per app, metrics updated once).
     check_batch_size: int = Field(default=256, ge=1)
