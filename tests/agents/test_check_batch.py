@@ -103,16 +103,26 @@ async def test_a_late_answer_ends_the_batch_it_joins() -> None:
     await task
 
 
+class Producer:
+    """Faust's producer as the batches see it: its flush is what a commit awaits first."""
+
+    def __init__(self, log: list[str]) -> None:
+        self.log = log
+
+    async def flush(self) -> None:
+        self.log.append("producer flushed")
+
+
+def guarded_producer(batches: CheckBatches, log: list[str]) -> Producer:
+    producer = Producer(log)
+    batches.guard_commits(producer)
+    return producer
+
+
 async def test_the_pending_batch_is_published_before_the_producer_flush() -> None:
     log: list[str] = []
     batches, _ = make(log, size=100)
-
-    class Producer:
-        async def flush(self) -> None:
-            log.append("producer flushed")
-
-    producer = Producer()
-    batches.guard_commits(producer)
+    producer = guarded_producer(batches, log)
     stream = Stream(log)
     stream.feed(0, answer(0))
     stream.queue.put_nowait(None)
@@ -179,14 +189,23 @@ def scores(first: int, last: int) -> str:
     return f"scores {[f'e{i}' for i in range(first, last + 1)]}"
 
 
-async def test_pooled_batches_go_out_at_their_size_and_the_agent_waits_beyond_depth() -> None:
+async def running(
+    size: int, depth: int, answers: int
+) -> tuple[list[str], CheckBatches, FakePool, Stream, asyncio.Future[None]]:
+    """A pooled agent (results held at their gates) running on a stream of `answers` answers,
+    after it went as far as it could."""
     log: list[str] = []
-    batches, _, pool = make_pooled(log, size=2, depth=2, hold=True)
+    batches, _, pool = make_pooled(log, size=size, depth=depth, hold=True)
     stream = Stream(log)
     task = asyncio.ensure_future(batches.run(stream))
-    for i in range(10):
+    for i in range(answers):
         stream.feed(i, answer(i))
     await settle()
+    return log, batches, pool, stream, task
+
+
+async def test_pooled_batches_go_out_at_their_size_and_the_agent_waits_beyond_depth() -> None:
+    log, batches, pool, stream, task = await running(2, 2, 10)
     # three sent: the agent awaits the oldest while `depth` more are out behind it
     assert pool.batches == [["e0", "e1"], ["e2", "e3"], ["e4", "e5"]]
     assert len(batches.out) == 2 and log == []
@@ -210,13 +229,7 @@ async def test_pooled_batches_go_out_at_their_size_and_the_agent_waits_beyond_de
 async def test_pooled_flush_counts_every_batch_out_and_the_one_collected() -> None:
     log: list[str] = []
     batches, _, pool = make_pooled(log, size=3, depth=5, hold=True)
-
-    class Producer:
-        async def flush(self) -> None:
-            log.append("producer flushed")
-
-    producer = Producer()
-    batches.guard_commits(producer)
+    producer = guarded_producer(batches, log)
     stream = Stream(log)
     for i in range(7):
         stream.feed(i, answer(i))
@@ -336,13 +349,7 @@ async def test_pooled_a_failing_pool_has_its_batch_checked_here() -> None:
 
 
 async def test_pooled_the_agent_counts_finished_batches_while_answers_flow() -> None:
-    log: list[str] = []
-    batches, _, pool = make_pooled(log, size=2, depth=5, hold=True)
-    stream = Stream(log)
-    task = asyncio.ensure_future(batches.run(stream))
-    for i in range(2):
-        stream.feed(i, answer(i))
-    await settle()
+    log, batches, pool, stream, task = await running(2, 5, 2)
     assert pool.batches == [["e0", "e1"]] and log == []
     stream.feed(2, answer(2))  # the batch out is not done: the agent goes on collecting
     await settle()
@@ -364,13 +371,7 @@ async def test_pooled_the_agent_counts_finished_batches_while_answers_flow() -> 
 async def test_pooled_flush_ends_with_the_batches_out_when_it_began() -> None:
     """Batches the agent sends while a commit's flush waits belong to the next commit: the
     flush does not wait for them (under steady traffic it would never end)."""
-    log: list[str] = []
-    batches, _, pool = make_pooled(log, size=2, depth=5, hold=True)
-    stream = Stream(log)
-    task = asyncio.ensure_future(batches.run(stream))
-    for i in range(4):
-        stream.feed(i, answer(i))
-    await settle()
+    log, batches, pool, stream, task = await running(2, 5, 4)
     assert pool.batches == [["e0", "e1"], ["e2", "e3"]]
     flushing = asyncio.ensure_future(batches.flush())
     await settle()

@@ -79,6 +79,8 @@ class Namespace:
 class WorkerProcess:
     """`python -m agents.cli worker` in a subprocess, with its own metrics port."""
 
+    popen_options: dict[str, Any] = {}  # noqa: RUF012  # read-only: subclasses replace it
+
     def __init__(self, bootstrap: str, ns: Namespace, workdir: Path, env: dict[str, str]) -> None:
         self.ns = ns
         self.port = free_port()
@@ -114,6 +116,7 @@ class WorkerProcess:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 preexec_fn=die_with_parent,
+                **self.popen_options,
             )
         return self
 

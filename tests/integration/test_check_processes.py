@@ -16,7 +16,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -27,7 +26,7 @@ import pytest
 
 from agents.records import event_ids
 from tests.conftest import standard_mix
-from tests.integration.conftest import ROOT, Namespace, WorkerProcess, consume, produce, wait_until
+from tests.integration.conftest import Namespace, WorkerProcess, consume, produce, wait_until
 from tests.integration.test_pipeline import (
     MALFORMED,
     Key,
@@ -92,21 +91,7 @@ class GroupWorker(WorkerProcess):
     """A worker leading its own process group, so a test can Ctrl-C it (and its children)
     without signalling pytest."""
 
-    def start(self) -> GroupWorker:
-        from agents.broker import die_with_parent
-
-        with open(self.log_path, "ab") as log:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "agents.cli", "worker", "--max-wait", "20"],
-                cwd=ROOT,
-                env=self.env,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                preexec_fn=die_with_parent,
-                process_group=0,
-            )
-        return self
+    popen_options = {"process_group": 0}  # noqa: RUF012
 
     def log_events(self) -> list[dict[str, Any]]:
         out = []
@@ -131,7 +116,8 @@ class Workers:
         self.seen: list[Proc] = []
 
     def start(self, ns: Namespace, **env: str) -> GroupWorker:
-        worker = GroupWorker(self.bootstrap, ns, self.workdir, env).start()
+        worker = GroupWorker(self.bootstrap, ns, self.workdir, env)
+        worker.start()
         self.started.append(worker)
         return worker
 
