@@ -91,10 +91,9 @@ class CheckProcessor:
     ) -> None:
         self.options = settings.check_options()
         self.work = CheckWork(self.options, audit.builder if audit is not None else None)
-        #: share of answers a check process sends back whole for the hooks (agents/check_work):
-        #: canaries always; raised by whoever adds a hook that needs more (the judge)
-        self.hook_rate = 0.0
-        self.judge_rates: tuple[float, float] | None = None  # set by the judge's wiring
+        #: the judge hook's (base, oversample) rates: a check process sends back whole the
+        #: answers its plan would consider (agents/check_work.py); set by install_judge
+        self.judge_rates: tuple[float, float] | None = None
         self.metrics = metrics
         self.emit = emit
         self.labels = app_labels or AppLabels(settings.app_allowlist, settings.max_apps)
