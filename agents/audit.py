@@ -18,27 +18,13 @@ from typing import Any
 
 import structlog
 
-from agents.audit_record import (
-    MAX_RECORD_BYTES,
-    AuditBuilder,
-    AuditEntry,
-    encode_record,
-    lean_verdict_dict,
-)
+from agents.audit_record import AuditBuilder, AuditEntry
 from agents.counting import Children
 from agents.metrics import Metrics
 from monitor.audit import Redactor
 from monitor.models import Verdict
 from monitor.settings import Settings
 
-__all__ = [
-    "MAX_RECORD_BYTES",
-    "AuditBuilder",
-    "AuditEntry",
-    "AuditTrail",
-    "encode_record",
-    "lean_verdict_dict",
-]
 LOG_FILE_MAX_BYTES = 50 * 1024 * 1024
 LOG_FILE_BACKUPS = 5
 

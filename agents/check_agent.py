@@ -22,7 +22,7 @@ from typing import Any
 import structlog
 
 from agents.audit import AuditTrail
-from agents.check_work import Checked, CheckWork, Source, summary
+from agents.check_work import Checked, CheckWork, Source, check_failed, summary
 from agents.counting import BatchCounters
 from agents.dedup import RecentIds
 from agents.dlq import CHECK_ERROR, dlq_record
@@ -124,10 +124,7 @@ class CheckProcessor:
             result = self.work.check(event, meta.where(), started, self.clock)
         except Exception as exc:  # a bug in a check must cost one event, not the stream
             log.exception("check failed", event_id=event.event_id, **meta.source())
-            rejection = Rejection(
-                CHECK_ERROR, f"{type(exc).__name__}: {exc}", event.event_id, event.app
-            )
-            return self._reject(rejection, raw, meta)
+            return self._reject(check_failed(event, exc), raw, meta)
         return self._checked(result, app, meta)
 
     def apply(self, result: Checked | Rejection, raw: bytes | None, meta: RecordMeta) -> Outcome:

@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
 
 import structlog
 
@@ -40,6 +41,7 @@ log = structlog.get_logger("ragmon.check_pool")
 Batch = list[tuple[bytes | None, Source]]
 Results = list[Checked | Rejection]
 
+T = TypeVar("T")
 _PR_SET_PDEATHSIG = 1
 _WORK: CheckWork | None = None  # in a check process: its copy of the work
 
@@ -131,9 +133,7 @@ class CheckPool:
         if generation != self._generation:
             return  # another batch saw the same death and already started new processes
         self._generation += 1
-        self.restarts += 1
-        if self.on_restart is not None:
-            self.on_restart()
+        self._count_restart()
         old, self._executor = self._executor, self._new_executor()
         if old is not None:
             old.shutdown(wait=False, cancel_futures=True)
@@ -153,19 +153,27 @@ class CheckPool:
             self._restart(generation)
         return await self._alone(batch)
 
-    async def _alone(self, batch: Batch) -> Results:
-        """`batch` checked on a process of its own, halved around an answer that kills it."""
+    def _count_restart(self) -> None:
+        self.restarts += 1
+        if self.on_restart is not None:
+            self.on_restart()
+
+    async def _on_own_process(self, fn: Callable[..., T], *args: Any) -> T:
+        """`fn(*args)` on a process started for it alone (its death raises BrokenProcessPool)."""
         executor = self._new_executor()
         self._private.add(executor)
         try:
-            return await asyncio.get_running_loop().run_in_executor(executor, _child_run, batch)
-        except BrokenProcessPool:
-            self.restarts += 1
-            if self.on_restart is not None:
-                self.on_restart()
+            return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)
         finally:
             self._private.discard(executor)
             executor.shutdown(wait=False, cancel_futures=True)
+
+    async def _alone(self, batch: Batch) -> Results:
+        """`batch` checked on a process of its own, halved around an answer that kills it."""
+        try:
+            return await self._on_own_process(_child_run, batch)
+        except BrokenProcessPool:
+            self._count_restart()
         if len(batch) == 1:
             if not await self._healthy():
                 # not this answer: no check process lives (it cannot start, say); the caller
@@ -178,16 +186,11 @@ class CheckPool:
 
     async def _healthy(self) -> bool:
         """Whether a fresh check process answers a ping."""
-        executor = self._new_executor()
-        self._private.add(executor)
         try:
-            await asyncio.get_running_loop().run_in_executor(executor, _child_ping)
-            return True
+            await self._on_own_process(_child_ping)
         except BrokenProcessPool:
             return False
-        finally:
-            self._private.discard(executor)
-            executor.shutdown(wait=False, cancel_futures=True)
+        return True
 
     def close(self, timeout: float = 10.0) -> None:
         """Stop the processes without waiting for queued batches (their answers are not

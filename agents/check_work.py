@@ -139,12 +139,15 @@ class CheckWork:
         try:
             return self.check(decoded, source, started, keep_objects=False)
         except Exception as exc:  # a bug in a check must cost one event, not the stream
-            return Rejection(
-                CHECK_ERROR, f"{type(exc).__name__}: {exc}", decoded.event_id, decoded.app
-            )
+            return check_failed(decoded, exc)
 
     def run_batch(self, batch: list[tuple[bytes | None, Source]]) -> list[Checked | Rejection]:
         return [self.run(raw, source) for raw, source in batch]
+
+
+def check_failed(event: AnswerEvent, exc: Exception) -> Rejection:
+    """The dead-letter reason of an answer whose check raised."""
+    return Rejection(CHECK_ERROR, f"{type(exc).__name__}: {exc}", event.event_id, event.app)
 
 
 def _rebuild(
