@@ -11,7 +11,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import faust
 import structlog
@@ -33,6 +33,9 @@ from agents.outbox import Outbox, ProducerPublisher, Publish
 from agents.topics import TopicSpec, topic_specs
 from agents.window_store import CountedRecords
 from monitor.settings import Settings
+
+if TYPE_CHECKING:
+    from agents.judge_agent import JudgeRunner
 
 log = structlog.get_logger("ragmon.worker")
 
@@ -70,6 +73,7 @@ class RagmonApp:
     broker_up: bool | None = None
     last_gauges: dict[str, dict[str, Any]] = field(default_factory=dict)
     check_pool: CheckPool | None = None
+    judge: JudgeRunner | None = None  # set when the judge is enabled
 
     def close(self) -> None:
         """What outlives Faust's own shutdown: the check processes."""

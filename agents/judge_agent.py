@@ -121,6 +121,11 @@ class JudgeRunner:
         self.metrics.judge_queue_depth.set(depth)
         return True
 
+    @property
+    def full(self) -> bool:
+        """The queue is full: what is submitted now is dropped (the check path sheds it)."""
+        return self.queue.full()
+
     # --- workers -----------------------------------------------------------------------------
 
     def _ensure_started(self) -> None:

@@ -40,10 +40,22 @@ def install_judge(rapp: RagmonApp, labels: AppLabels, client: Any = None) -> Non
         )
     )
     max_chars = settings.judge_max_evidence_chars
+    runner = build_judge_runner(
+        settings,
+        metrics,
+        labels,
+        publish=topic_publisher(rapp.channels["verdicts"]),
+        audit=topic_publisher(rapp.channels["audit_json"]),
+        correct=score_publisher(rapp.channels["scores"]),
+        client=client,
+    )
+    rapp.judge = runner
 
     def sample(event: AnswerEvent, verdict: Verdict, meta: RecordMeta) -> None:
+        # A full local queue stands for the judge's: every worker runs a judge agent on its
+        # share of `judge-requests`, fed by every worker's check agent alike.
         request, decision = plan_judge_request(
-            event, verdict, sampler, max_chars, now=processor.checked_at
+            event, verdict, sampler, max_chars, now=processor.checked_at, judge_full=runner.full
         )
         if request is not None:
             value = json.dumps(request.to_dict(), ensure_ascii=False).encode("utf-8")
@@ -54,13 +66,4 @@ def install_judge(rapp: RagmonApp, labels: AppLabels, client: Any = None) -> Non
     processor.hooks.append(sample)
     # a check process sends back whole only the answers this hook's plan may sample
     processor.judge_rates = (settings.judge_sample_rate, settings.judge_oversample_rate)
-    runner = build_judge_runner(
-        settings,
-        metrics,
-        labels,
-        publish=topic_publisher(rapp.channels["verdicts"]),
-        audit=topic_publisher(rapp.channels["audit_json"]),
-        correct=score_publisher(rapp.channels["scores"]),
-        client=client,
-    )
     attach_judge_agent(rapp.faust, runner, rapp.channels["judge-requests"])

@@ -23,7 +23,7 @@ from monitor.record import record
 Clock = Callable[[], float]
 
 SampleReason = Literal["canary", "oversample", "base"]
-DropReason = Literal["budget_calls", "budget_tokens", "app_fair_share"]
+DropReason = Literal["budget_calls", "budget_tokens", "app_fair_share", "queue_full"]
 Skip = Literal["not_sampled", "nothing_to_judge"]
 
 #: Decisions that are counted as dropped work (ragmon_judge_dropped_total{reason}).

@@ -10,6 +10,10 @@ Usage in the check agent, after `verdict = check_event(event, options)`::
 
 The hash test runs first, so unsampled answers (the vast majority) cost one SHA-256, plus a
 scan of the verdict for those in the oversampling band.
+
+`judge_full` sheds load at the source: while the judge's queue is full, a request built now would
+be dropped on arrival, so it is not built, published, consumed and parsed first. Canaries still
+go: they are few and the agreement gauges depend on them.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ def plan_judge_request(
     sampler: Sampler,
     max_evidence_chars: int = 6_000,
     now: float | None = None,
+    judge_full: bool = False,
 ) -> tuple[JudgeRequest | None, Decision]:
     if verdict.error is not None:
         return None, Decision(False, "nothing_to_judge")
@@ -48,6 +53,8 @@ def plan_judge_request(
         reason = "oversample"
     else:
         return None, NOT_SAMPLED
+    if judge_full and reason != "canary":
+        return None, Decision(False, "queue_full")
     items = judge_items(verdict, max_evidence_chars)
     request = build_request(event, verdict, items, reason, policy.batch_size, now)
     decision = sampler.admit(

@@ -114,6 +114,8 @@ async def test_aggregate_agent_through_faust_test_context() -> None:
 
 async def test_judge_wiring_samples_checked_answers_into_judge_requests() -> None:
     pytest.importorskip("monitor.check")
+    from monitor.judge.request import parse_request
+
     rapp = create_app(
         settings(
             judge_enabled=True,
@@ -140,6 +142,19 @@ async def test_judge_wiring_samples_checked_answers_into_judge_requests() -> Non
     request = sent[0]["value"]
     assert request["event_id"] == "r1" and request["items"][0]["claim_index"] == 0
     assert "120 dollars" in request["items"][0]["evidence"]
+
+    # while the judge's queue is full, sampled answers are shed here, counted, not published
+    assert rapp.judge is not None
+    while not rapp.judge.full:  # the queue's own items: no judge task drains it here
+        rapp.judge.queue.put_nowait(parse_request(request))
+    shed = {**event, "event_id": "r3"}
+    async with rapp.faust.agents["ragmon.check"].test_context() as agent:
+        await agent.put(json.dumps(shed).encode(), key=b"r3")
+    assert [s["key"] for s in sent] == [b"r1"]
+    dropped = rapp.metrics.registry.get_sample_value(
+        "ragmon_judge_dropped_total", {"reason": "queue_full"}
+    )
+    assert dropped == 1
 
 
 async def test_worker_shutdown_flushes_queued_alert_notifications() -> None:

@@ -156,3 +156,28 @@ def test_cheap_canary_hook_sets_the_gauge() -> None:
     hook(event(gold_label="not_supported"), verdict(), None)
     hook(event(gold_label="supported"), verdict(), None)  # disagree
     assert metrics.registry.get_sample_value("ragmon_cheap_agreement_ratio", {"app": "shop"}) == 0.5
+
+
+def test_a_full_judge_queue_sheds_sampled_answers_but_not_canaries() -> None:
+    sampler = Sampler(
+        SamplingPolicy(
+            base_rate=1.0, oversample_rate=1.0, calls_per_minute=2, tokens_per_hour=0,
+            fairness=False,
+        )
+    )  # fmt: skip
+    req, d = plan_judge_request(event(), verdict(), sampler, judge_full=True)
+    assert req is None and d.reason == "queue_full" and d.dropped
+    # shedding takes no budget: both calls are still there for the next two
+    req, d = plan_judge_request(event("ev-2"), verdict("ev-2"), sampler, judge_full=True)
+    assert req is None and d.reason == "queue_full"
+    canary = event("ev-3", gold_label="supported")
+    req, d = plan_judge_request(canary, verdict("ev-3"), sampler, judge_full=True)
+    assert req is not None and d.reason == "canary"
+    req, d = plan_judge_request(event("ev-4"), verdict("ev-4"), sampler)
+    assert req is not None and d.reason == "base"
+    # the budget (2 calls a minute) is spent now: the shed answers did not take from it
+    req, d = plan_judge_request(event("ev-5"), verdict("ev-5"), sampler)
+    assert req is None and d.reason == "budget_calls"
+    # not sampled stays not sampled, full queue or not
+    off = Sampler(SamplingPolicy(base_rate=0.0, oversample_rate=0.0, fairness=False))
+    assert plan_judge_request(event(), verdict(), off, judge_full=True)[1].reason == "not_sampled"
