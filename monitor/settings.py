@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -111,8 +111,9 @@ class Settings(BaseSettings):
     concurrency: int = Field(default=1, ge=1)
     #: RAGMON_CHECK_PROCESSES: processes that run the checks beside the worker's own, on other
     #: cores (0 = in the worker process: one core, ~0.6 of a bare Faust agent's rate; 1: ~0.9 on
-    #: two cores; on a single core 0 is as fast). See docs/guarantees.md.
-    check_processes: int = Field(default=0, ge=0, le=64)
+    #: two cores; on a single core 0 is as fast). "auto" (the default): 1 when this process may
+    #: run on two or more CPUs, else 0. See docs/guarantees.md.
+    check_processes: int = Field(default="auto", ge=0, le=64, validate_default=True)
     #: RAGMON_CHECK_BATCH_SIZE: answers the check agent takes at a time (outputs are published
     #: per batch: one score record per app, metrics updated once).
     check_batch_size: int = Field(default=256, ge=1)
@@ -235,6 +236,13 @@ class Settings(BaseSettings):
     #: RAGMON_GRAFANA_QUEUE_SIZE: pending notifications kept while Grafana is down.
     grafana_queue_size: int = Field(default=100, ge=1)
 
+    @field_validator("check_processes", mode="before")
+    @classmethod
+    def _auto_check_processes(cls, value: Any) -> Any:
+        if isinstance(value, str) and value.strip().lower() == "auto":
+            return 1 if usable_cpus() >= 2 else 0
+        return value
+
     @classmethod
     def settings_customise_sources(
         cls,
@@ -266,6 +274,14 @@ class Settings(BaseSettings):
 
 
 _pending_config_file: str | None = None
+
+
+def usable_cpus() -> int:
+    """CPUs this process may run on (its affinity mask, which containers and taskset narrow)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def load_settings(config_file: str | None = None, **overrides: Any) -> Settings:

@@ -32,9 +32,9 @@ def register(sub: Any) -> None:
     p.add_argument("--concurrency", type=int, help="check agent instances (RAGMON_CONCURRENCY)")
     p.add_argument(
         "--check-processes",
-        type=int,
-        metavar="N",
-        help="run the checks in N more processes, on more cores (RAGMON_CHECK_PROCESSES; 0: none)",
+        metavar="N|auto",
+        help="run the checks in N more processes, on more cores (RAGMON_CHECK_PROCESSES; "
+        "0: in the worker process; default auto: 1 on two or more CPUs, else 0)",
     )
     p.add_argument("--partitions", type=int, help="partitions of topics ragmon creates")
     p.add_argument(

@@ -37,6 +37,23 @@ def test_topic_specs_names_and_partitions() -> None:
         topic_specs(load_settings(topic_names={"answer": "x"}))
 
 
+def test_check_processes_auto_follows_the_usable_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    import monitor.settings as settings_module
+
+    monkeypatch.delenv("RAGMON_CHECK_PROCESSES", raising=False)
+    for cpus, expected in ((1, 0), (2, 1), (16, 1)):
+        monkeypatch.setattr(settings_module, "usable_cpus", lambda cpus=cpus: cpus)
+        assert load_settings().check_processes == expected
+        assert load_settings(check_processes="Auto").check_processes == expected
+        assert load_settings(check_processes=3).check_processes == 3
+    monkeypatch.setenv("RAGMON_CHECK_PROCESSES", "auto")
+    assert load_settings().check_processes == 1
+    monkeypatch.setenv("RAGMON_CHECK_PROCESSES", "0")
+    assert load_settings().check_processes == 0
+    with pytest.raises(ConfigError, match="check_processes"):
+        load_settings(check_processes="many")
+
+
 def test_traffic_events_are_valid_and_drift_breaks_citations() -> None:
     from monitor.decode import decode_event
     from monitor.models import AnswerEvent

@@ -160,7 +160,12 @@ def test_killed_worker_loses_no_event_and_the_survivor_takes_over(
     try:
         final = wait_until(gauges_right, timeout=WAIT_S, interval=0.25, what="window gauges")
     except AssertionError as exc:
-        raise AssertionError(f"{exc}: expected {want}, last seen {seen}") from None
+        # what the survivor's aggregate owns and has counted, to tell a stalled partition apart
+        status = survivor.status()
+        raise AssertionError(
+            f"{exc}: expected {want}, last seen {seen}; survivor assigned {status['assigned']}, "
+            f"aggregate {status['aggregate']}; log {survivor.log_path}"
+        ) from None
     assert final is not None
     gauges_s = time.monotonic() - killed_at
 
