@@ -52,7 +52,10 @@ async def check_loop(
         if not isinstance(event, Rejection):
             verdict = check_event(event, options)
             if sampler is not None and runner is not None:
-                request, decision = plan_judge_request(event, verdict, sampler)
+                # as agents.judge_wiring: shed at the source while the judge's queue is full
+                request, decision = plan_judge_request(
+                    event, verdict, sampler, judge_full=runner.full
+                )
                 if request is not None:
                     runner.submit(request)
                 elif decision.dropped:
