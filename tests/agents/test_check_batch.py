@@ -204,6 +204,16 @@ async def running(
     return log, batches, pool, stream, task
 
 
+async def run_to_end(batches: CheckBatches, log: list[str], answers: int) -> None:
+    """The agent over a stream of `answers` answers that then ends, and what it left out."""
+    stream = Stream(log)
+    for i in range(answers):
+        stream.feed(i, answer(i))
+    stream.queue.put_nowait(None)
+    await batches.run(stream)
+    await settle()
+
+
 async def test_pooled_batches_go_out_at_their_size_and_the_agent_waits_beyond_depth() -> None:
     log, batches, pool, stream, task = await running(2, 2, 10)
     # three sent: the agent awaits the oldest while `depth` more are out behind it
@@ -230,12 +240,7 @@ async def test_pooled_flush_counts_every_batch_out_and_the_one_collected() -> No
     log: list[str] = []
     batches, _, pool = make_pooled(log, size=3, depth=5, hold=True)
     producer = guarded_producer(batches, log)
-    stream = Stream(log)
-    for i in range(7):
-        stream.feed(i, answer(i))
-    stream.queue.put_nowait(None)
-    await batches.run(stream)
-    await settle()
+    await run_to_end(batches, log, 7)
     assert pool.batches == [["e0", "e1", "e2"], ["e3", "e4", "e5"]]
     assert len(batches.collected) == 1  # e6
     pool.gates[0].set()
@@ -254,12 +259,7 @@ async def test_pooled_flush_counts_every_batch_out_and_the_one_collected() -> No
 async def test_pooled_tick_counts_finished_batches_only_and_sends_an_old_one() -> None:
     log: list[str] = []
     batches, clock, pool = make_pooled(log, size=2, depth=5, hold=True)
-    stream = Stream(log)
-    for i in range(5):
-        stream.feed(i, answer(i))
-    stream.queue.put_nowait(None)
-    await batches.run(stream)
-    await settle()
+    await run_to_end(batches, log, 5)
     assert pool.batches == [["e0", "e1"], ["e2", "e3"]]
     pool.gates[1].set()
     await settle()
