@@ -88,6 +88,8 @@ class WindowAggregator:
         self.alerting = alerting
         self.clock = clock
         self.owned: set[int] = set()
+        #: scores partition → the offset after the last record read there (for /status)
+        self.next_offsets: dict[int, int] = {}
         self.published: set[str] = set()
         self.examples: dict[str, deque[str]] = {}
         self._last_eval: dict[str, float] = {}

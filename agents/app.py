@@ -97,10 +97,14 @@ class RagmonApp:
             "broker_up": self.broker_up,
             "assigned": self.assigned(),
             "processed": dict(self.processor.processed),
+            "next_offsets": {str(p): o for p, o in sorted(self.processor.next_offsets.items())},
             "aggregate": {
                 "counted": self.aggregator.counted,
                 "duplicates": self.aggregator.duplicates,
                 "owned_partitions": sorted(self.aggregator.owned),
+                "next_offsets": {
+                    str(p): o for p, o in sorted(self.aggregator.next_offsets.items())
+                },
             },
             "gauges": self.last_gauges,
         }
@@ -219,6 +223,7 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
             except ValueError:
                 value = None
             msg = event.message
+            aggregator.next_offsets[msg.partition] = msg.offset + 1
             aggregator.handle(value, event.key, source=f"{msg.partition}:{msg.offset}")
 
     app.agent(channels["answers"], name="ragmon.check", concurrency=settings.concurrency)(check)

@@ -103,6 +103,9 @@ class CheckProcessor:
         self.dlq_max_value_bytes = settings.dlq_max_value_bytes
         self.clock = clock
         self.processed: Counter[str] = Counter()
+        #: partition → the offset after the last answer counted there (shown in /status: where
+        #: a worker is, to compare with the group's committed offsets)
+        self.next_offsets: dict[int, int] = {}
         self.counters = BatchCounters()
         self._debug = settings.log_level.upper() == "DEBUG"
         # The last checked event of the batch carries the histograms' exemplars.
@@ -113,6 +116,7 @@ class CheckProcessor:
     def handle(self, raw: bytes | None, meta: RecordMeta) -> Outcome:
         """Decode, check and count one record here, in the worker's process."""
         started = time.perf_counter()
+        self.next_offsets[meta.partition] = meta.offset + 1
         decoded = self.work.decode(raw)
         if isinstance(decoded, Rejection):
             return self._reject(decoded, raw, meta)
@@ -129,6 +133,7 @@ class CheckProcessor:
 
     def apply(self, result: Checked | Rejection, raw: bytes | None, meta: RecordMeta) -> Outcome:
         """Count a record a check process decoded and checked (`CheckWork.run`)."""
+        self.next_offsets[meta.partition] = meta.offset + 1
         if isinstance(result, Rejection):
             if result.reason == CHECK_ERROR:
                 log.error(

@@ -69,6 +69,8 @@ async def test_check_agent_through_faust_test_context() -> None:
         await agent.put(b"{broken", key=b"b1")
         await agent.put(json.dumps(good).encode(), key=b"g1")
     assert rapp.processor.processed == {"checked": 1, "rejected": 1, "duplicate": 1}
+    # three records at offsets 0-2 of partition 0: the next to read there is 3
+    assert rapp.status()["next_offsets"] == {"0": 3}
     by_role: dict[str, list[Any]] = {}
     for role, key, record in published:
         by_role.setdefault(role, []).append((key, record))

@@ -136,15 +136,13 @@ class WorkerProcess:
     def wait_assigned(self, timeout: float = 60.0) -> list[int]:
         return wait_until(self.answers_partitions, timeout, what=f"worker {self.port} assignment")
 
+    def metrics_text(self) -> str:
+        """The /metrics page as served (parse it with `parse_metrics`)."""
+        return self._get("/metrics").decode()
+
     def metrics(self) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
         """Sample name + labels → value, from the Prometheus text format."""
-        from prometheus_client.parser import text_string_to_metric_families
-
-        out: dict[tuple[str, frozenset[tuple[str, str]]], float] = {}
-        for family in text_string_to_metric_families(self._get("/metrics").decode()):
-            for s in family.samples:
-                out[(s.name, frozenset(s.labels.items()))] = s.value
-        return out
+        return parse_metrics(self.metrics_text())
 
     def stop(self, timeout: float = 30.0) -> int | None:
         if self.proc is None or self.proc.poll() is not None:
@@ -178,6 +176,37 @@ def start_worker(broker: EmbeddedBroker, tmp_path: Path) -> Iterator[Callable[..
     for worker in started:
         with contextlib.suppress(AssertionError):  # already reported by the test
             worker.stop()
+
+
+def parse_metrics(text: str) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    out: dict[tuple[str, frozenset[tuple[str, str]]], float] = {}
+    for family in text_string_to_metric_families(text):
+        for s in family.samples:
+            out[(s.name, frozenset(s.labels.items()))] = s.value
+    return out
+
+
+def group_offsets(
+    bootstrap: str, group: str, topic: str, partitions: list[int]
+) -> dict[int, tuple[int | None, int]]:
+    """partition → (the group's committed offset or None, the partition's end offset)."""
+    from aiokafka import AIOKafkaConsumer, TopicPartition
+
+    async def main() -> dict[int, tuple[int | None, int]]:
+        consumer = AIOKafkaConsumer(
+            bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False
+        )
+        await consumer.start()
+        try:
+            tps = [TopicPartition(topic, p) for p in partitions]
+            ends = await consumer.end_offsets(tps)
+            return {tp.partition: (await consumer.committed(tp), ends[tp]) for tp in tps}
+        finally:
+            await consumer.stop()
+
+    return asyncio.run(main())
 
 
 def produce(bootstrap: str, topic: str, records: list[tuple[bytes | None, bytes]]) -> list[Any]:

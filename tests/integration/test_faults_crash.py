@@ -30,7 +30,14 @@ import pytest
 
 from agents.records import event_ids
 from tests.conftest import standard_mix
-from tests.integration.conftest import Namespace, WorkerProcess, consume, wait_until
+from tests.integration.conftest import (
+    Namespace,
+    WorkerProcess,
+    consume,
+    group_offsets,
+    parse_metrics,
+    wait_until,
+)
 from tests.integration.test_pipeline import Key, Offline, _key, exported_counters, total
 
 pytestmark = pytest.mark.integration
@@ -121,11 +128,13 @@ def test_killed_worker_loses_no_event_and_the_survivor_takes_over(
     victim_i = max((0, 1), key=lambda i: len(_apps_exported(metrics[i])))
     victim, survivor = workers[victim_i], workers[1 - victim_i]
     victim_parts = victim.answers_partitions()
-    # Scrape, then kill at once: what Prometheus last saw of the victim.
-    last_seen = victim.metrics()
+    # Scrape, then kill at once: what Prometheus last saw of the victim. Parsed after the kill:
+    # a commit between the scrape and the kill would take its events out of the sum.
+    last_text = victim.metrics_text()
     assert victim.proc is not None
     os.kill(victim.proc.pid, signal.SIGKILL)
     killed_at = time.monotonic()
+    last_seen = parse_metrics(last_text)
     sent_at_kill = feeder.sent
     victim.proc.wait(10)
     assert sent_at_kill < N_EVENTS, "the stream ended before the kill: not mid-stream"
@@ -144,7 +153,12 @@ def test_killed_worker_loses_no_event_and_the_survivor_takes_over(
         done = total(m, "ragmon_events_total") + total(last_seen, "ragmon_events_total")
         return m if done >= N_EVENTS else None
 
-    wait_until(caught_up, timeout=WAIT_S, interval=0.25, what="every event counted")
+    try:
+        wait_until(caught_up, timeout=WAIT_S, interval=0.25, what="every event counted")
+    except AssertionError as exc:
+        raise AssertionError(
+            f"{exc}; {_where(survivor, last_seen, broker.bootstrap, ns)}"
+        ) from None
     caught_up_s = time.monotonic() - killed_at
 
     seen: dict[str, float | None] = {}
@@ -160,11 +174,9 @@ def test_killed_worker_loses_no_event_and_the_survivor_takes_over(
     try:
         final = wait_until(gauges_right, timeout=WAIT_S, interval=0.25, what="window gauges")
     except AssertionError as exc:
-        # what the survivor's aggregate owns and has counted, to tell a stalled partition apart
-        status = survivor.status()
         raise AssertionError(
-            f"{exc}: expected {want}, last seen {seen}; survivor assigned {status['assigned']}, "
-            f"aggregate {status['aggregate']}; log {survivor.log_path}"
+            f"{exc}: expected {want}, last seen {seen}; "
+            f"{_where(survivor, last_seen, broker.bootstrap, ns)}"
         ) from None
     assert final is not None
     gauges_s = time.monotonic() - killed_at
@@ -196,5 +208,23 @@ def test_killed_worker_loses_no_event_and_the_survivor_takes_over(
         f"{sent_at_kill}); takeover {takeover_s:.1f} s, all counted {caught_up_s:.1f} s, "
         f"gauges right {gauges_s:.1f} s after the kill; re-checked (duplicate counts) "
         f"{rechecked}, duplicate score records {score_copies}, survivor ragmon_duplicate_events_total "
-        f"{window_dups:.0f}; lost 0"
+        f"{window_dups:.0f}; lost 0\n  at the end: {_where(survivor, last_seen, broker.bootstrap, ns)}"
+    )
+
+
+def _where(
+    survivor: WorkerProcess, last_seen: dict[Key, float], bootstrap: str, ns: Namespace
+) -> str:
+    """What a failed wait needs to tell a stalled partition from a lost event: the survivor's
+    assignment, per-partition progress and aggregate, next to the group's committed offsets."""
+    status = survivor.status()
+    committed = {
+        role: group_offsets(bootstrap, ns.app_id, ns.topic(role), [0, 1, 2, 3])
+        for role in ("answers", "scores")
+    }
+    return (
+        f"victim counted {total(last_seen, 'ragmon_events_total'):.0f} at its last scrape, "
+        f"survivor {status['processed']}; survivor assigned {status['assigned']}, "
+        f"next offsets {status['next_offsets']}, aggregate {status['aggregate']}; "
+        f"group committed (offset, end) {committed}; log {survivor.log_path}"
     )
