@@ -232,8 +232,8 @@ def test_killed_worker_loses_no_event_and_the_survivor_takes_over(
         f"{sent_at_kill}); takeover {takeover_s:.1f} s, all counted {caught_up_s:.1f} s, "
         f"gauges right {gauges_s:.1f} s after the kill; re-checked (duplicate counts) "
         f"{rechecked}, duplicate score records {score_copies}, survivor ragmon_duplicate_events_total "
-        f"{window_dups:.0f}; committed by the victim between its last scrape and the kill "
-        f"{n_between}; lost 0\n  at the end: {_where(survivor, last_seen, broker.bootstrap, ns)}"
+        f"{window_dups:.0f}; committed by the victim from just before its last scrape to the "
+        f"kill (added from offline) {n_between}; lost 0\n  at the end: {_where(survivor, last_seen, broker.bootstrap, ns)}"
     )
 
 
