@@ -193,6 +193,31 @@ def test_a_crashing_check_costs_one_event_not_the_stream(
     assert value(m, "ragmon_dlq_total", reason="check_error") == 1
 
 
+@pytest.mark.parametrize("in_check_process", [False, True])
+def test_a_redelivered_answer_whose_check_raises_is_dead_lettered_once(
+    processor: Any, monkeypatch: pytest.MonkeyPatch, in_check_process: bool
+) -> None:
+    proc, capture, m = processor
+
+    def boom(ev: Any, options: Any) -> Verdict:
+        raise ZeroDivisionError("bug in a check")
+
+    monkeypatch.setattr(check_work, "check_event", boom)
+    for offset in (1, 2):  # the same answer twice: a redelivery after a restart
+        if in_check_process:  # what a check process sends back, counted by `apply`
+            proc.apply(
+                proc.work.run(event("crash"), meta(offset).where()), event("crash"), meta(offset)
+            )
+        else:
+            proc.handle(event("crash"), meta(offset))
+    proc.flush()
+    assert [letter["offset"] for _, letter in capture.dlq] == [1]
+    assert value(m, "ragmon_dlq_total", reason="check_error") == 1
+    assert value(m, "ragmon_events_total", app="search", outcome="rejected") == 1
+    assert value(m, "ragmon_events_total", app="search", outcome="duplicate") == 1
+    assert proc.processed == {"rejected": 1, "duplicate": 1}
+
+
 def test_hooks_see_every_checked_verdict(processor: Any) -> None:
     proc, _, _ = processor
     seen: list[str] = []
