@@ -63,6 +63,7 @@ class CheckBatches:
         self.depth = depth
         self.collected: Collected = []
         self.out: deque[tuple[Collected, asyncio.Future[Results]]] = deque()
+        self._pool_start: asyncio.Future[str] | None = None
 
     async def run(self, stream: Any) -> None:
         """The agent's body."""
@@ -80,16 +81,26 @@ class CheckBatches:
             if self.pending >= self.size or self.clock() - self.first_at >= self.within:
                 await self.flush()
 
-    async def _run_pooled(self, stream: Any, pool: CheckPool) -> None:
+    async def _pool_ready(self, pool: CheckPool) -> bool:
+        """Start the check processes once for every agent instance (RAGMON_CONCURRENCY > 1
+        shares this object); False when they cannot start, and the checks stay here."""
+        if self._pool_start is None:
+            self._pool_start = asyncio.ensure_future(pool.start())
         try:
-            await pool.start()
+            await asyncio.shield(self._pool_start)
         except Exception as exc:
-            log.error(
-                "check processes failed to start; checking in the worker process",
-                error=f"{type(exc).__name__}: {exc}",
-            )
-            pool.close()
-            self.pool = None
+            if self.pool is pool:  # the first instance to see it says so and closes the pool
+                log.error(
+                    "check processes failed to start; checking in the worker process",
+                    error=f"{type(exc).__name__}: {exc}",
+                )
+                pool.close()
+                self.pool = None
+            return False
+        return True
+
+    async def _run_pooled(self, stream: Any, pool: CheckPool) -> None:
+        if not await self._pool_ready(pool):
             await self.run(stream)
             return
         async for event in stream.events():

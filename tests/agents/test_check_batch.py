@@ -8,6 +8,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
+
 from agents.check_agent import CheckProcessor
 from agents.check_batch import CheckBatches
 from agents.check_work import CheckWork
@@ -144,8 +146,11 @@ class FakePool:
         self.batches: list[list[str]] = []  # the event ids of each batch, in the order sent
         self.gates: list[asyncio.Event] = []
         self.closed = False
+        self.starts = 0
 
     async def start(self) -> str:
+        self.starts += 1
+        await asyncio.sleep(0)  # another agent instance may come in meanwhile
         if self.fail_start:
             raise OSError("cannot start check processes")
         return "pure"
@@ -327,6 +332,24 @@ async def test_pooled_falls_back_to_checking_here_when_the_pool_cannot_start() -
     assert log == [scores(0, 1), scores(2, 2)]
     m = batches.processor.metrics
     assert value(m, "ragmon_events_total", app="search", outcome="checked") == 3
+
+
+@pytest.mark.parametrize("fail_start", [False, True])
+async def test_pooled_agent_instances_share_one_pool_start(fail_start: bool) -> None:
+    log: list[str] = []
+    batches, _, pool = make_pooled(log, size=2, fail_start=fail_start)
+    streams = [Stream(log), Stream(log)]  # RAGMON_CONCURRENCY=2: two instances, one CheckBatches
+    for n, stream in enumerate(streams):
+        for i in range(2 * n, 2 * n + 2):
+            stream.feed(i, answer(i))
+        stream.queue.put_nowait(None)
+    await asyncio.gather(*(batches.run(stream) for stream in streams))
+    await batches.flush()
+    assert pool.starts == 1
+    assert (batches.pool is None, pool.closed) == (fail_start, fail_start)
+    assert pool.batches == ([] if fail_start else [["e0", "e1"], ["e2", "e3"]])
+    m = batches.processor.metrics
+    assert value(m, "ragmon_events_total", app="search", outcome="checked") == 4
 
 
 async def test_pooled_a_failing_pool_has_its_batch_checked_here() -> None:
