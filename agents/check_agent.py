@@ -135,15 +135,11 @@ class CheckProcessor:
         """Count a record a check process decoded and checked (`CheckWork.run`)."""
         self.next_offsets[meta.partition] = meta.offset + 1
         if isinstance(result, Rejection):
-            # As in `handle`: an answer that decoded is deduplicated before its check, so a
-            # redelivered answer whose check raises is a duplicate, not a second dead letter.
-            if (
-                result.reason == CHECK_ERROR
-                and result.event_id is not None
-                and self.recent.check_and_add(result.event_id)
-            ):
-                return self._duplicate(result.event_id, self.labels(result.app), meta)
             if result.reason == CHECK_ERROR:
+                # As in `handle`: an answer that decoded is deduplicated before its check, so a
+                # redelivered answer whose check raises is a duplicate, not a second dead letter.
+                if result.event_id is not None and self.recent.check_and_add(result.event_id):
+                    return self._duplicate(result.event_id, self.labels(result.app), meta)
                 log.error(
                     "check failed", event_id=result.event_id, error=result.detail, **meta.source()
                 )
