@@ -18,7 +18,7 @@ import structlog
 from prometheus_client import CollectorRegistry
 from prometheus_client.exposition import choose_encoder
 
-from agents import fetch_wait, recovery_fix, revoke_fix
+from agents import fetch_fix, fetch_wait, recovery_fix, revoke_fix
 from agents.aggregate import WindowAggregator
 from agents.alerting import Alerting, build_alerting
 from agents.audit import AuditTrail
@@ -183,6 +183,7 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
     recovery_fix.install(app, client_kwargs(settings))
     fetch_wait.install(app, settings.fetch_max_wait_ms)
     revoke_fix.install(app)
+    fetch_fix.install(app)
     alerting = deps.alerting or build_alerting(settings, metrics, store=alert_state)
 
     scores = channels["scores"]

@@ -15,6 +15,8 @@ pre-restart commit.
 Here the queues are emptied and the stream partitions seeked while those partitions are still
 paused, and only then resumed: nothing can be fetched, queued or acked between the seek and
 the resume, so every event from the committed offset on is delivered once more and acked.
+A stream partition that has no committed offset (its owner died before its first commit) is
+sought back to its first record instead: there is nothing else to go back to.
 """
 
 from __future__ import annotations
@@ -22,7 +24,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import structlog
 from faust.tables.recovery import Recovery
+
+log = structlog.get_logger("ragmon.recovery")
 
 
 class SeekThenResumeRecovery(Recovery):
@@ -54,6 +59,7 @@ class SeekThenResumeRecovery(Recovery):
         if assignment:
             self.log.info("Seek stream partitions to committed offsets.")
             await self._wait(consumer.perform_seek(), timeout=app.conf.broker_request_timeout)
+            await self._rewind_uncommitted(app, consumer, assignment)
         if app.consumer_generation_id != generation_id:
             return  # a new rebalance paused everything again; its recovery resumes
         self.completed.set()
@@ -69,3 +75,35 @@ class SeekThenResumeRecovery(Recovery):
             self.tables.on_standbys_ready()
         app.on_rebalance_end()
         self.log.info("Worker ready")
+
+    async def _rewind_uncommitted(self, app: Any, consumer: Any, assignment: set[Any]) -> None:
+        """Stream partitions without a committed offset back to their first record.
+
+        The seek to the committed offsets is what brings back records fetched, and dropped,
+        during the rebalance; a partition nobody has committed yet (its owner died before its
+        first commit) has no offset to go back to, and its position stays wherever that fetch
+        left it: at the end, the whole partition skipped. With `earliest` (Faust's default and
+        ours) its reading must start at the beginning.
+        """
+        if app.conf.consumer_auto_offset_reset != "earliest":
+            return
+        committed = consumer._committed_offset  # set by perform_seek for committed partitions
+        uncommitted = {
+            tp for tp in assignment if not self._is_changelog_tp(tp) and not committed.get(tp)
+        }
+        if not uncommitted:
+            return
+        try:
+            earliest = await consumer.earliest_offsets(*uncommitted)
+            await consumer.seek_wait({tp: o for tp, o in earliest.items() if o is not None})
+        except Exception as exc:  # the broker away again: the next rebalance seeks once more
+            log.error(
+                "could not rewind uncommitted partitions to their start",
+                partitions=sorted(f"{tp.topic}:{tp.partition}" for tp in uncommitted),
+                error=f"{type(exc).__name__}: {exc}",
+            )
+            return
+        log.info(
+            "uncommitted partitions read from their start",
+            partitions=sorted(f"{tp.topic}:{tp.partition}" for tp in uncommitted),
+        )

@@ -48,6 +48,10 @@ pytestmark = pytest.mark.integration
 N_EVENTS = 600
 RATE = 100.0  # events/s: the stream runs for ~6 s, the kill lands in its middle
 KILL_AFTER = 150  # events checked by the victim before it dies
+# Killed this early, the victim has not committed its partitions yet: the survivor must read
+# them from their start (it skipped them whole before agents/fetch_fix.py and the rewind in
+# agents/resume_fix.py).
+KILL_EARLY = 20
 WAIT_S = 120  # generous: a loaded CI machine rebalances and catches up slowly
 
 
@@ -102,8 +106,9 @@ def _apps_exported(metrics: dict[Key, float]) -> set[str]:
     return {dict(labels)["app"] for (name, labels) in metrics if name == "ragmon_window_events"}
 
 
+@pytest.mark.parametrize("kill_after", [KILL_AFTER, KILL_EARLY], ids=["mid-stream", "early"])
 def test_killed_worker_loses_no_event_and_the_survivor_takes_over(
-    broker: Any, start_worker: Any
+    broker: Any, start_worker: Any, kill_after: int
 ) -> None:
     from monitor.check import check_bytes
     from monitor.settings import load_settings
@@ -130,7 +135,7 @@ def test_killed_worker_loses_no_event_and_the_survivor_takes_over(
     def both_busy() -> list[dict[Key, float]] | None:
         metrics = [w.metrics() for w in workers]
         checked = [total(m, "ragmon_events_total") for m in metrics]
-        return metrics if min(checked) >= KILL_AFTER // 2 and sum(checked) >= KILL_AFTER else None
+        return metrics if min(checked) >= kill_after // 2 and sum(checked) >= kill_after else None
 
     metrics = wait_until(both_busy, timeout=WAIT_S, interval=0.1, what="both workers checking")
     assert metrics is not None
