@@ -97,17 +97,20 @@ class RagmonApp:
             "broker_up": self.broker_up,
             "assigned": self.assigned(),
             "processed": dict(self.processor.processed),
-            "next_offsets": {str(p): o for p, o in sorted(self.processor.next_offsets.items())},
+            "next_offsets": _by_partition(self.processor.next_offsets),
             "aggregate": {
                 "counted": self.aggregator.counted,
                 "duplicates": self.aggregator.duplicates,
                 "owned_partitions": sorted(self.aggregator.owned),
-                "next_offsets": {
-                    str(p): o for p, o in sorted(self.aggregator.next_offsets.items())
-                },
+                "next_offsets": _by_partition(self.aggregator.next_offsets),
             },
             "gauges": self.last_gauges,
         }
+
+
+def _by_partition(offsets: dict[int, int]) -> dict[str, int]:
+    """partition → offset as JSON keys, in partition order."""
+    return {str(p): o for p, o in sorted(offsets.items())}
 
 
 def faust_config(settings: Settings) -> dict[str, Any]:

@@ -93,17 +93,15 @@ class SeekThenResumeRecovery(Recovery):
         }
         if not uncommitted:
             return
+        names = sorted(f"{tp.topic}:{tp.partition}" for tp in uncommitted)
         try:
             earliest = await consumer.earliest_offsets(*uncommitted)
             await consumer.seek_wait({tp: o for tp, o in earliest.items() if o is not None})
         except Exception as exc:  # the broker away again: the next rebalance seeks once more
             log.error(
                 "could not rewind uncommitted partitions to their start",
-                partitions=sorted(f"{tp.topic}:{tp.partition}" for tp in uncommitted),
+                partitions=names,
                 error=f"{type(exc).__name__}: {exc}",
             )
             return
-        log.info(
-            "uncommitted partitions read from their start",
-            partitions=sorted(f"{tp.topic}:{tp.partition}" for tp in uncommitted),
-        )
+        log.info("uncommitted partitions read from their start", partitions=names)

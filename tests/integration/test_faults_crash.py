@@ -116,9 +116,10 @@ def test_killed_worker_loses_no_event_and_the_survivor_takes_over(
     options = load_settings().check_options()
     events = standard_mix(N_EVENTS, seed=31)
     records = [(e["event_id"].encode(), json.dumps(e).encode()) for e in events]
+    outcomes = [check_bytes(value, options) for _, value in records]
     offline = Offline()
-    for _, value in records:
-        offline.add(check_bytes(value, options))
+    for outcome in outcomes:
+        offline.add(outcome)
     produced_ids = {e["event_id"] for e in events}
 
     ns = Namespace("crash")
@@ -172,7 +173,7 @@ def test_killed_worker_loses_no_event_and_the_survivor_takes_over(
         if partition in victim_parts and (before[partition][0] or 0) <= offset < (
             after[partition][0] or 0
         ):
-            in_between.add(check_bytes(records[i][1], options))
+            in_between.add(outcomes[i])
     n_between = int(total(dict(in_between.counters), "ragmon_events_total"))
     checked_between = total(dict(in_between.counters), "ragmon_events_total", outcome="checked")
 
