@@ -43,7 +43,7 @@ test: lint typecheck pytest
 
 # The mypyc-compiled checking core in build/fastcore, used by `ragmon` while the sources match it.
 fast: $(STAMP)
-	$(BIN)/python -m agents.fastcore build
+	$(BIN)/python -m agents.checking.fastcore build
 
 bench: fast
 	$(BIN)/ragmon bench

@@ -7,7 +7,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from agents import fastcore
+from agents.checking import fastcore
 from agents.commands import COMMANDS
 
 EXIT_OK = 0

@@ -25,7 +25,7 @@ takes part in the throughput rounds only: its figure is `judge_on_vs_off`, its r
 4. the pass-through gets the in-process monitor's paced rate (its lag shows the broker's and
    Faust's floor).
 
-Workers are separate processes (`ragmon worker`, `python -m agents.bench_e2e passthrough`).
+Workers are separate processes (`ragmon worker`, `python -m agents.bench.e2e passthrough`).
 """
 
 from __future__ import annotations
@@ -46,9 +46,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.broker import EmbeddedBroker, die_with_parent, embedded_env, free_port
-from agents.produce import Publisher, paced
-from agents.topics import TopicSpec, ensure_topics, topic_specs
+from agents.kafka.broker import EmbeddedBroker, die_with_parent, embedded_env, free_port
+from agents.kafka.produce import Publisher, paced
+from agents.kafka.topics import TopicSpec, ensure_topics, topic_specs
 from monitor.settings import Settings, load_settings
 
 PARTITIONS = 4
@@ -178,7 +178,7 @@ def measure(
     procs: list[subprocess.Popen[bytes]] = []
     judge_url = None
     if judge and check_processes > 0:
-        from agents.bench_judge import _start_fake_judge
+        from agents.bench.judge import _start_fake_judge
 
         judge_proc, judge_url = _start_fake_judge()
         procs.append(judge_proc)
@@ -435,7 +435,7 @@ def _measure(
         assert m.proc is not None
         procs.append(m.proc)
     passthrough = _spawn(
-        ["agents.bench_e2e", "passthrough"],
+        ["agents.bench.e2e", "passthrough"],
         _env(bootstrap, "pt.", "bench-pt", free_port(), work),
         work / "passthrough.log",
     )
@@ -564,9 +564,9 @@ def _passthrough() -> int:
     """A bare Faust agent: answers → out, value and key unchanged, same Faust settings."""
     import faust
 
-    from agents import fetch_wait
-    from agents.app import faust_config
-    from agents.runner import RagmonWorker
+    from agents.kafka.faust_fixes import fetch_wait
+    from agents.stream.app import faust_config
+    from agents.stream.runner import RagmonWorker
 
     settings = load_settings()
     app = faust.App(settings.app_id, **faust_config(settings))
@@ -603,4 +603,4 @@ SECTIONS = {"e2e": _section}
 if __name__ == "__main__":
     if sys.argv[1:] == ["passthrough"]:
         sys.exit(_passthrough())
-    sys.exit("usage: python -m agents.bench_e2e passthrough")
+    sys.exit("usage: python -m agents.bench.e2e passthrough")

@@ -24,8 +24,8 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 
-from agents.judge_agent import JudgeRunner, MetricsObserver
-from agents.metrics import Metrics, build_metrics
+from agents.judging.agent import JudgeRunner, MetricsObserver
+from agents.telemetry.metrics import Metrics, build_metrics
 from monitor.check import check_event
 from monitor.decode import decode_event
 from monitor.judge.client import JudgeClient
@@ -52,7 +52,7 @@ async def check_loop(
         if not isinstance(event, Rejection):
             verdict = check_event(event, options)
             if sampler is not None and runner is not None:
-                # as agents.judge_wiring: shed at the source while the judge's queue is full
+                # as agents.stream.judge_wiring: shed at the source while the judge's queue is full
                 request, decision = plan_judge_request(
                     event, verdict, sampler, judge_full=runner.full
                 )
@@ -125,7 +125,7 @@ def _start_fake_judge() -> tuple[subprocess.Popen[bytes], str]:
     """The fake judge in its own process, as a real LLM server would be."""
     port = _free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "agents.fake_judge", "--port", str(port)],
+        [sys.executable, "-m", "agents.judging.fake_server", "--port", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

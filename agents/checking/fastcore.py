@@ -1,6 +1,6 @@
 """The compiled checking core: `monitor`'s hot modules built with mypyc, used when fresh.
 
-`make fast` (`python -m agents.fastcore build`) copies `monitor/` to `build/fastcore/monitor`,
+`make fast` (`python -m agents.checking.fastcore build`) copies `monitor/` to `build/fastcore/monitor`,
 compiles the modules of the per-event path there with mypyc, and writes a manifest of the
 source files' hashes. `activate()` (called by the CLI before anything imports `monitor`) puts
 that copy first on `sys.path` only when the manifest matches the sources as they are now, so an
@@ -9,7 +9,7 @@ Python core, and says why. The copy lives outside the source tree for the same r
 extension module sits next to the file it was built from.
 
 The compiled modules are the same code; mypyc only turns typed Python into C. Tests check
-that both cores give identical verdicts (tests/agents/test_fastcore.py).
+that both cores give identical verdicts (tests/agents/checking/test_fastcore.py).
 
 This module imports nothing from `monitor`: it must run before `monitor` is imported.
 """
@@ -26,7 +26,7 @@ import sysconfig
 import time
 from pathlib import Path
 
-SOURCE = Path(__file__).resolve().parent.parent / "monitor"
+SOURCE = Path(__file__).resolve().parents[2] / "monitor"
 DEFAULT_BUILD = SOURCE.parent / "build" / "fastcore"
 MANIFEST = "manifest.json"
 # The per-event path (decode → extract → resolve → split → support → score) and what it calls.
@@ -175,7 +175,7 @@ def choice_from_argv(argv: list[str]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m agents.fastcore",
+        prog="python -m agents.checking.fastcore",
         description="Build or inspect the mypyc-compiled checking core.",
     )
     parser.add_argument("action", choices=("build", "status"))

@@ -32,8 +32,8 @@ from typing import Any, TypeVar
 
 import structlog
 
-from agents.check_work import Checked, CheckWork, Source
-from agents.dlq import CHECK_ERROR
+from agents.checking.work import Checked, CheckWork, Source
+from agents.output.dlq import CHECK_ERROR
 from monitor.models import Rejection
 
 log = structlog.get_logger("ragmon.check_pool")
@@ -67,7 +67,7 @@ def _child_run(batch: Batch) -> Results:
 
 
 def _child_ping(hold: float = 0.0) -> tuple[int, str]:
-    from agents.fastcore import describe
+    from agents.checking.fastcore import describe
 
     time.sleep(hold)
     return os.getpid(), describe()

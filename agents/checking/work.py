@@ -1,6 +1,6 @@
 """One answer's cheap-tier work, everything that depends on the answer alone: decode, check,
 count vector, label values, audit record. The worker runs it in its own process or hands
-batches of answers to check processes (agents/check_pool.py); either way the result is applied
+batches of answers to check processes (agents/checking/pool.py); either way the result is applied
 by `CheckProcessor`, which holds the state (dedup, counters, batches, hooks).
 
 A `Checked` is small and picklable; the answer and its verdict ride along only when a verdict
@@ -15,9 +15,9 @@ from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
-from agents.audit_record import AuditBuilder, AuditEntry
-from agents.dlq import CHECK_ERROR
-from agents.records import verdict_vector
+from agents.output.audit_record import AuditBuilder, AuditEntry
+from agents.output.dlq import CHECK_ERROR
+from agents.output.records import verdict_vector
 from monitor.audit import has_failure
 from monitor.check import check_event
 from monitor.decode import decode_event

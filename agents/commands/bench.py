@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agents import fastcore
+from agents.checking import fastcore
 from monitor.check import check_bytes
 from monitor.errors import InputError, RagmonError
 from monitor.evidence import clear_index_cache
@@ -27,7 +27,7 @@ from monitor.options import CheckOptions
 Section = Callable[[argparse.Namespace, list[bytes]], dict[str, Any]]
 # Modules defining `SECTIONS: dict[str, Section]` (name -> function(args, events) -> figures);
 # a module that does not exist is skipped.
-SECTION_MODULES = ("agents.bench_e2e", "agents.bench_judge")
+SECTION_MODULES = ("agents.bench.e2e", "agents.bench.judge")
 
 
 def sections() -> dict[str, Section]:

@@ -23,7 +23,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from agents.broker import EmbeddedBroker, embedded_env
+    from agents.kafka.broker import EmbeddedBroker, embedded_env
 
     broker = EmbeddedBroker(args.host, args.port, log=sys.stderr.buffer)
     stopping = False

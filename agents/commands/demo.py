@@ -35,7 +35,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from agents.demo import Demo, DemoConfig
+    from agents.demo.run import Demo, DemoConfig
     from monitor.errors import ConfigError
 
     if args.rate <= 0:

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agents import eval_extras
+from agents.evaluation import extras as eval_extras
 from monitor.calibration import HUMAN_GRADES, agreement_report
 from monitor.check import check_event
 from monitor.decode import decode_event

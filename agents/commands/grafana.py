@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agents.dashboard import build_dashboard
-from agents.grafana_client import Grafana
-from agents.grafana_model import grafana_alert_rules
-from agents.grafana_sync import apply, folder_uid, plan, summary
-from agents.render import ROOT, render_files, write_files
+from agents.grafana.client import Grafana
+from agents.grafana.dashboard import build_dashboard
+from agents.grafana.model import grafana_alert_rules
+from agents.grafana.render import ROOT, render_files, write_files
+from agents.grafana.sync import apply, folder_uid, plan, summary
 from monitor.alerts import load_rules
 from monitor.errors import ConfigError, GrafanaError
 from monitor.settings import load_settings

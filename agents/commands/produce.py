@@ -30,9 +30,9 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from agents.connection import client_kwargs, wait_for_broker
-    from agents.produce import produce_lines, read_lines
-    from agents.topics import TopicSpec, ensure_topics, topic_specs
+    from agents.kafka.connection import client_kwargs, wait_for_broker
+    from agents.kafka.produce import produce_lines, read_lines
+    from agents.kafka.topics import TopicSpec, ensure_topics, topic_specs
 
     if args.rate is not None and args.rate <= 0:
         raise InputError("--rate must be positive")

@@ -47,7 +47,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from agents.runner import run_worker
+    from agents.stream.runner import run_worker
 
     settings = load_settings(
         getattr(args, "config", None),

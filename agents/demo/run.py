@@ -23,10 +23,10 @@ from typing import IO, Any
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
-from agents.broker import EmbeddedBroker, die_with_parent, embedded_env, free_port, port_open
-from agents.produce import Publisher
-from agents.topics import topic_specs
-from agents.traffic import Traffic
+from agents.demo.traffic import Traffic
+from agents.kafka.broker import EmbeddedBroker, die_with_parent, embedded_env, free_port, port_open
+from agents.kafka.produce import Publisher
+from agents.kafka.topics import topic_specs
 from monitor.alerts import DEFAULT_RULES_FILE
 from monitor.errors import RagmonError
 from monitor.settings import load_settings

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from agents.judge_eval import (
+from agents.evaluation.judge_eval import (
     Checked,
     judge_eval,
     report_rows,

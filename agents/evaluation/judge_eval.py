@@ -21,8 +21,8 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 
-from agents.judge_agent import MetricsObserver
-from agents.metrics import Metrics, build_metrics
+from agents.judging.agent import MetricsObserver
+from agents.telemetry.metrics import Metrics, build_metrics
 from monitor.judge.client import AnswerOutcome, JudgeClient
 from monitor.judge.config import JudgeConfig
 from monitor.judge.record import judge_record

@@ -25,7 +25,7 @@ from grafana_client.client import (
     GrafanaUnauthorizedError,
 )
 
-from agents.metrics import Metrics
+from agents.telemetry.metrics import Metrics
 from monitor.alerts import Transition
 from monitor.errors import GrafanaError
 

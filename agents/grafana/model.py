@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.promql import JOB, alert_name, grafana_expr, not_reporting_expr
+from agents.grafana.promql import JOB, alert_name, grafana_expr, not_reporting_expr
 from monitor.alerts import AlertRule, format_duration
 
 DATASOURCE_UID = "ragmon-prometheus"

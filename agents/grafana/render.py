@@ -12,12 +12,12 @@ from typing import Any
 
 import yaml
 
-from agents.dashboard import build_dashboard
-from agents.grafana_model import DATASOURCE_UID, provisioning_doc
-from agents.promql import JOB, prometheus_rules
+from agents.grafana.dashboard import build_dashboard
+from agents.grafana.model import DATASOURCE_UID, provisioning_doc
+from agents.grafana.promql import JOB, prometheus_rules
 from monitor.alerts import AlertRule
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DASHBOARD_FILE = "dashboards/ragmon.json"
 PROMETHEUS_RULES_FILE = "deploy/prometheus/rules.yml"
 GRAFANA_RULES_FILE = "deploy/grafana/provisioning/alerting/ragmon-rules.yaml"

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from agents.grafana_client import Grafana
+from agents.grafana.client import Grafana
 
 Kind = Literal["create", "update", "unchanged"]
 _IGNORED_DASHBOARD_KEYS = ("id", "version")

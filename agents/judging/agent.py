@@ -26,10 +26,10 @@ from typing import Any
 
 import structlog
 
-from agents.canary import cheap_canary_hook
-from agents.counting import Children
-from agents.metrics import Metrics
-from agents.records import judge_delta, score_entry, score_record
+from agents.judging.canary import cheap_canary_hook
+from agents.output.records import judge_delta, score_entry, score_record
+from agents.telemetry.counting import Children
+from agents.telemetry.metrics import Metrics
 from monitor.judge.answer import AgreementWindow, says_supported
 from monitor.judge.client import AnswerOutcome, JudgeClient
 from monitor.judge.config import JudgeConfig

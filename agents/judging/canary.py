@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agents.metrics import Metrics
+from agents.telemetry.metrics import Metrics
 from monitor.judge.answer import AgreementWindow, says_supported
 from monitor.models import AnswerEvent, Verdict
 

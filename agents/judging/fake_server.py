@@ -17,7 +17,7 @@ The model name picks the behaviour, so tests running side by side do not interfe
 
 "First attempt" is per distinct request body: a retry sends the same body. The verdict rule: a
 claim whose words (3+ letters) all occur in its evidence is ENTAILMENT, half or more is NEUTRAL,
-else CONTRADICTION. Run standalone: `python -m agents.fake_judge --port 8089`.
+else CONTRADICTION. Run standalone: `python -m agents.judging.fake_server --port 8089`.
 """
 
 from __future__ import annotations

@@ -18,9 +18,9 @@ from typing import Any
 
 import structlog
 
-from agents.audit_record import AuditBuilder, AuditEntry
-from agents.counting import Children
-from agents.metrics import Metrics
+from agents.output.audit_record import AuditBuilder, AuditEntry
+from agents.telemetry.counting import Children
+from agents.telemetry.metrics import Metrics
 from monitor.audit import Redactor
 from monitor.models import Verdict
 from monitor.settings import Settings

@@ -1,7 +1,7 @@
 """Audit records built from a verdict: which answers are audited, and the record's bytes.
 
 Pure computation (no logger, no metrics, no producer), so a check process can build the
-records next to the check and hand the worker only their bytes (agents/check_pool.py).
+records next to the check and hand the worker only their bytes (agents/checking/pool.py).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from agents.jsonout import dumps
+from agents.output.jsonout import dumps
 from monitor.audit import Redactor, audit_reason
 from monitor.models import Verdict
 from monitor.verdict_io import verdict_to_dict

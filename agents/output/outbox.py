@@ -17,7 +17,7 @@ from typing import Any
 
 import structlog
 
-from agents.metrics import Metrics
+from agents.telemetry.metrics import Metrics
 
 log = structlog.get_logger("ragmon.publish")
 

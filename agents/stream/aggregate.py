@@ -5,7 +5,7 @@ window however many workers run. The window is made of `step`-second buckets; th
 figure at time t is the sum of the last ceil(size/step) buckets, i.e. between size − step and
 size seconds of history, like the oldest hopping window containing t. A score record carries
 one app's answers of a whole check batch: their counts are summed per bucket and the record
-costs one changelog write (agents/window_store.py: counts and counted ids in one entry, so a
+costs one changelog write (agents/stream/window_store.py: counts and counted ids in one entry, so a
 crash cannot leave one without the other). Answers are placed by the time the check agent
 counted them, so a late replay lands where it was first counted, and a judge correction lands
 in the bucket of the answer it corrects (dropped once that bucket has left the window, where it
@@ -29,10 +29,10 @@ from typing import Any
 import structlog
 from aiokafka.partitioner import murmur2
 
-from agents.alerting import Alerting
-from agents.metrics import Metrics
-from agents.records import COUNT_FIELDS, add_vectors, parse_score_record, vector_to_counts
-from agents.window_store import CountedRecords
+from agents.output.records import COUNT_FIELDS, add_vectors, parse_score_record, vector_to_counts
+from agents.stream.alerting import Alerting
+from agents.stream.window_store import CountedRecords
+from agents.telemetry.metrics import Metrics
 from monitor.alerts import WindowFigures
 from monitor.settings import Settings
 

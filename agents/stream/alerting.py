@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 import structlog
 
-from agents.metrics import Metrics
+from agents.telemetry.metrics import Metrics
 from monitor.alerts import (
     AlertRule,
     AlertState,
@@ -124,7 +124,7 @@ def build_notifier(settings: Settings, metrics: Metrics | None) -> Notifier | No
     """A Grafana notifier when RAGMON_GRAFANA_URL is set; None means the structured log only."""
     if not settings.grafana_url:
         return None
-    from agents.grafana_client import Grafana, GrafanaNotifier
+    from agents.grafana.client import Grafana, GrafanaNotifier
 
     token = settings.grafana_token.get_secret_value() if settings.grafana_token else None
     grafana = Grafana(

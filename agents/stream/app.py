@@ -18,24 +18,29 @@ import structlog
 from prometheus_client import CollectorRegistry
 from prometheus_client.exposition import choose_encoder
 
-from agents import fetch_fix, fetch_wait, recovery_fix, revoke_fix
-from agents.aggregate import WindowAggregator
-from agents.alerting import Alerting, build_alerting
-from agents.audit import AuditTrail
-from agents.broker import free_port
-from agents.canary import cheap_canary_hook
-from agents.check_agent import CheckProcessor, VerdictHook
-from agents.check_batch import CheckBatches
-from agents.check_pool import CheckPool
-from agents.connection import bootstrap_servers, broker_reachable, client_kwargs, faust_credentials
-from agents.metrics import AppLabels, Metrics, build_metrics
-from agents.outbox import Outbox, ProducerPublisher, Publish
-from agents.topics import TopicSpec, topic_specs
-from agents.window_store import CountedRecords
+from agents.checking.pool import CheckPool
+from agents.judging.canary import cheap_canary_hook
+from agents.kafka.broker import free_port
+from agents.kafka.connection import (
+    bootstrap_servers,
+    broker_reachable,
+    client_kwargs,
+    faust_credentials,
+)
+from agents.kafka.faust_fixes import fetch_fix, fetch_wait, recovery_fix, revoke_fix
+from agents.kafka.topics import TopicSpec, topic_specs
+from agents.output.audit import AuditTrail
+from agents.output.outbox import Outbox, ProducerPublisher, Publish
+from agents.stream.aggregate import WindowAggregator
+from agents.stream.alerting import Alerting, build_alerting
+from agents.stream.check_agent import CheckProcessor, VerdictHook
+from agents.stream.check_batch import CheckBatches
+from agents.stream.window_store import CountedRecords
+from agents.telemetry.metrics import AppLabels, Metrics, build_metrics
 from monitor.settings import Settings
 
 if TYPE_CHECKING:
-    from agents.judge_agent import JudgeRunner
+    from agents.judging.agent import JudgeRunner
 
 log = structlog.get_logger("ragmon.worker")
 
@@ -273,9 +278,17 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
     app.on_before_shutdown.connect(flush_alerts)
     _install_web(rapp)
     if settings.judge_enabled:
-        from agents.judge_wiring import install_judge
+        from agents.stream.judge_wiring import install_judge
 
-        install_judge(rapp, labels, client=deps.judge_client)
+        rapp.judge = install_judge(
+            app,
+            settings,
+            metrics,
+            processor,
+            rapp.channels,
+            labels,
+            client=deps.judge_client,
+        )
     for install in deps.installers:
         install(rapp)
     if settings.check_processes:

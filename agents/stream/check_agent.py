@@ -21,14 +21,14 @@ from typing import Any
 
 import structlog
 
-from agents.audit import AuditTrail
-from agents.check_work import Checked, CheckWork, Source, check_failed, summary
-from agents.counting import BatchCounters
-from agents.dedup import RecentIds
-from agents.dlq import CHECK_ERROR, dlq_record
-from agents.jsonout import dumps
-from agents.metrics import AppLabels, Metrics
-from agents.records import COUNT_FIELDS, REJECTED_VECTOR, score_entry, score_record
+from agents.checking.work import Checked, CheckWork, Source, check_failed, summary
+from agents.output.audit import AuditTrail
+from agents.output.dlq import CHECK_ERROR, dlq_record
+from agents.output.jsonout import dumps
+from agents.output.records import COUNT_FIELDS, REJECTED_VECTOR, score_entry, score_record
+from agents.stream.dedup import RecentIds
+from agents.telemetry.counting import BatchCounters
+from agents.telemetry.metrics import AppLabels, Metrics
 from monitor.models import AnswerEvent, Rejection, Verdict
 from monitor.settings import Settings
 
@@ -92,7 +92,7 @@ class CheckProcessor:
         self.options = settings.check_options()
         self.work = CheckWork(self.options, audit.builder if audit is not None else None)
         #: the judge hook's (base, oversample) rates: a check process sends back whole the
-        #: answers its plan would consider (agents/check_work.py); set by install_judge
+        #: answers its plan would consider (agents/checking/work.py); set by install_judge
         self.judge_rates: tuple[float, float] | None = None
         self.metrics = metrics
         self.emit = emit

@@ -29,9 +29,9 @@ from typing import Any
 
 import structlog
 
-from agents.check_agent import CheckProcessor, RecordMeta
-from agents.check_pool import CheckPool, Results
-from agents.outbox import Outbox, Publish
+from agents.checking.pool import CheckPool, Results
+from agents.output.outbox import Outbox, Publish
+from agents.stream.check_agent import CheckProcessor, RecordMeta
 
 log = structlog.get_logger("ragmon.check")
 

@@ -5,7 +5,7 @@ Two layers, because Kafka delivery is at-least-once:
 - `RecentIds`, in each check agent's memory: a redelivery to the same worker process (consumer
   retry, producer retry, a producer republishing a batch) is skipped before any check runs, so
   neither the counters nor the windows see it twice.
-- in the aggregate agent (agents/window_store.py), the ids its windows counted, persisted with
+- in the aggregate agent (agents/stream/window_store.py), the ids its windows counted, persisted with
   the counts in the window table's changelog. `scores` is keyed by app, so every copy of an
   event reaches the same aggregate partition, and the table moves with that partition: the
   windowed rates count an event once within the horizon whichever worker checked each copy.

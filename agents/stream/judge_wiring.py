@@ -12,24 +12,39 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from agents.judge_agent import (
+from agents.judging.agent import (
+    JudgeRunner,
     attach_judge_agent,
     build_judge_runner,
     score_publisher,
     topic_publisher,
 )
-from agents.metrics import AppLabels
+from agents.telemetry.metrics import AppLabels
 from monitor.judge.plan import plan_judge_request
 from monitor.models import AnswerEvent, Verdict
 from monitor.sampling import Sampler, SamplingPolicy
 
 if TYPE_CHECKING:
-    from agents.app import RagmonApp
-    from agents.check_agent import RecordMeta
+    import faust
+
+    from agents.stream.check_agent import CheckProcessor, RecordMeta
+    from agents.telemetry.metrics import Metrics
+    from monitor.settings import Settings
 
 
-def install_judge(rapp: RagmonApp, labels: AppLabels, client: Any = None) -> None:
-    settings, metrics, processor = rapp.settings, rapp.metrics, rapp.processor
+def install_judge(
+    app: faust.App,
+    settings: Settings,
+    metrics: Metrics,
+    processor: CheckProcessor,
+    channels: dict[str, Any],
+    labels: AppLabels,
+    client: Any = None,
+) -> JudgeRunner:
+    """Wire the judge into an app being built; the caller keeps the runner it returns.
+
+    Takes the app's parts rather than the app itself, so this module does not import the app
+    factory that imports it."""
     sampler = Sampler(
         SamplingPolicy(
             base_rate=settings.judge_sample_rate,
@@ -44,12 +59,11 @@ def install_judge(rapp: RagmonApp, labels: AppLabels, client: Any = None) -> Non
         settings,
         metrics,
         labels,
-        publish=topic_publisher(rapp.channels["verdicts"]),
-        audit=topic_publisher(rapp.channels["audit_json"]),
-        correct=score_publisher(rapp.channels["scores"]),
+        publish=topic_publisher(channels["verdicts"]),
+        audit=topic_publisher(channels["audit_json"]),
+        correct=score_publisher(channels["scores"]),
         client=client,
     )
-    rapp.judge = runner
 
     def sample(event: AnswerEvent, verdict: Verdict, meta: RecordMeta) -> None:
         # A full local queue stands for the judge's: every worker runs a judge agent on its
@@ -66,4 +80,5 @@ def install_judge(rapp: RagmonApp, labels: AppLabels, client: Any = None) -> Non
     processor.hooks.append(sample)
     # a check process sends back whole only the answers this hook's plan may sample
     processor.judge_rates = (settings.judge_sample_rate, settings.judge_oversample_rate)
-    attach_judge_agent(rapp.faust, runner, rapp.channels["judge-requests"])
+    attach_judge_agent(app, runner, channels["judge-requests"])
+    return runner

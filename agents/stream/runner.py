@@ -13,12 +13,12 @@ from typing import Any
 import faust
 import structlog
 
-from agents import fastcore
-from agents.app import AppDeps, RagmonApp, create_app
-from agents.broker import free_port
-from agents.connection import client_kwargs, wait_for_broker
-from agents.logs import configure_logging
-from agents.topics import TopicSpec, ensure_topics
+from agents.checking import fastcore
+from agents.kafka.broker import free_port
+from agents.kafka.connection import client_kwargs, wait_for_broker
+from agents.kafka.topics import TopicSpec, ensure_topics
+from agents.stream.app import AppDeps, RagmonApp, create_app
+from agents.telemetry.logs import configure_logging
 from monitor.errors import BrokerUnavailable
 from monitor.settings import Settings
 

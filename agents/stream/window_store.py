@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from agents.records import add_vectors
+from agents.output.records import add_vectors
 
 KINDS = ("scores", "judge")
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 
-from agents.metrics import Metrics, build_metrics
+from agents.telemetry.metrics import Metrics, build_metrics
 from monitor.models import (
     Citation,
     CitationResult,

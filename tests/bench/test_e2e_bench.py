@@ -18,7 +18,7 @@ pytestmark = [
 
 
 def test_end_to_end_throughput_lag_and_memory(tmp_path: object) -> None:
-    from agents.bench_e2e import measure
+    from agents.bench.e2e import measure
 
     events = [json.dumps(e).encode() for e in standard_mix(2000)]
     n = int(os.environ.get("RAGMON_BENCH_E2E_EVENTS", "10000"))

@@ -18,7 +18,7 @@ pytestmark = [
 
 
 def test_check_path_keeps_its_speed_with_the_judge() -> None:
-    from agents.bench_judge import measure
+    from agents.bench.judge import measure
 
     n = int(os.environ.get("RAGMON_BENCH_EVENTS", "3000"))
     events = [json.dumps(e).encode() for e in standard_mix(n)]

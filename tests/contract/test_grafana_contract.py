@@ -11,13 +11,13 @@ import httpx
 import pytest
 from prometheus_client import CollectorRegistry
 
-from agents.alerting import Alerting
 from agents.commands.grafana import run_sync
-from agents.dashboard import build_dashboard
-from agents.grafana_client import ALERT_TAG, Grafana, GrafanaNotifier
-from agents.grafana_model import grafana_alert_rules
-from agents.grafana_sync import apply, plan
-from agents.metrics import Metrics, build_metrics
+from agents.grafana.client import ALERT_TAG, Grafana, GrafanaNotifier
+from agents.grafana.dashboard import build_dashboard
+from agents.grafana.model import grafana_alert_rules
+from agents.grafana.sync import apply, plan
+from agents.stream.alerting import Alerting
+from agents.telemetry.metrics import Metrics, build_metrics
 from monitor.alerts import AlertRule, AlertState, WindowFigures, evaluate, load_rules
 from monitor.errors import GrafanaError
 from tests.contract.grafana_contract_server import ContractServer, Fault

@@ -14,7 +14,7 @@ import pytest
 import yaml
 from referencing import Registry, Resource
 
-from agents.render import render_files
+from agents.grafana.render import render_files
 from monitor.alerts import load_rules, parse_rules
 from monitor.settings import Settings
 

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from agents.broker import EmbeddedBroker, embedded_env, free_port
+from agents.kafka.broker import EmbeddedBroker, embedded_env, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 T = TypeVar("T")
@@ -52,7 +52,7 @@ def wait_until(
 @pytest.fixture(scope="session")
 def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedBroker]:
     try:
-        from agents.broker import find_broker_binary
+        from agents.kafka.broker import find_broker_binary
 
         find_broker_binary()
     except Exception as exc:
@@ -105,7 +105,7 @@ class WorkerProcess:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> WorkerProcess:
-        from agents.broker import die_with_parent
+        from agents.kafka.broker import die_with_parent
 
         with open(self.log_path, "ab") as log:
             self.proc = subprocess.Popen(

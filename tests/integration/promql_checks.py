@@ -9,8 +9,8 @@ from typing import Any
 
 import yaml
 
-from agents.dashboard import dashboard_exprs
-from agents.grafana_model import grafana_alert_rules
+from agents.grafana.dashboard import dashboard_exprs
+from agents.grafana.model import grafana_alert_rules
 from monitor.alerts import load_rules
 from tests.integration.prometheus_server import Prometheus
 

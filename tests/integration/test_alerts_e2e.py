@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.broker import EmbeddedBroker
-from agents.traffic import make_answer
+from agents.demo.traffic import make_answer
+from agents.kafka.broker import EmbeddedBroker
 from tests.contract.grafana_contract_server import SPEC_PATH, ContractServer
 from tests.integration.conftest import Namespace, WorkerProcess, wait_until
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from agents.records import event_ids
+from agents.output.records import event_ids
 from tests.conftest import standard_mix
 from tests.integration.conftest import Namespace, WorkerProcess, consume, produce, wait_until
 from tests.integration.test_pipeline import (
@@ -39,7 +39,7 @@ from tests.integration.test_pipeline import (
 pytestmark = pytest.mark.integration
 
 N_EVENTS = 200
-BATCH = "25"  # several batches out at once: the pipelined path of agents/check_batch.py
+BATCH = "25"  # several batches out at once: the pipelined path of agents/stream/check_batch.py
 BAD_REASONS = ("invalid_json", "invalid_utf8", "schema_violation")
 BAD = [(reason, value) for reason, value in MALFORMED if reason in BAD_REASONS]
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from agents.broker import free_port, pid_alive, port_open
+from agents.kafka.broker import free_port, pid_alive, port_open
 from tests.integration.conftest import ROOT, Namespace, consume, wait_until
 
 pytestmark = pytest.mark.integration
@@ -91,7 +91,7 @@ def test_changelog_end_probe_reads_past_tansus_high_watermark(broker: Any) -> No
     from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
     from faust.types import TP
 
-    from agents.recovery_fix import last_offsets
+    from agents.kafka.faust_fixes.recovery_fix import last_offsets
 
     topic = Namespace("hw").topic("changelog")
 
@@ -122,7 +122,7 @@ def test_changelog_end_probe_reads_past_tansus_high_watermark(broker: Any) -> No
 
 
 def test_worker_outlives_a_broker_outage_quietly_and_still_stops(tmp_path: Path) -> None:
-    from agents.broker import EmbeddedBroker
+    from agents.kafka.broker import EmbeddedBroker
     from tests.integration.conftest import WorkerProcess
 
     own = EmbeddedBroker(log=tmp_path / "tansu.log")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.broker import pid_alive
+from agents.kafka.broker import pid_alive
 from tests.integration.conftest import ROOT, wait_until
 
 pytestmark = pytest.mark.integration

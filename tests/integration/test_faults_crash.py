@@ -31,7 +31,7 @@ from typing import Any
 
 import pytest
 
-from agents.records import event_ids
+from agents.output.records import event_ids
 from tests.conftest import standard_mix
 from tests.integration.conftest import (
     Namespace,
@@ -49,8 +49,8 @@ N_EVENTS = 600
 RATE = 100.0  # events/s: the stream runs for ~6 s, the kill lands in its middle
 KILL_AFTER = 150  # events checked by the victim before it dies
 # Killed this early, the victim has not committed its partitions yet: the survivor must read
-# them from their start (it skipped them whole before agents/fetch_fix.py and the rewind in
-# agents/resume_fix.py).
+# them from their start (it skipped them whole before agents/kafka/faust_fixes/fetch_fix.py and the rewind in
+# agents/kafka/faust_fixes/resume_fix.py).
 KILL_EARLY = 20
 WAIT_S = 120  # generous: a loaded CI machine rebalances and catches up slowly
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from agents.broker import EmbeddedBroker
+from agents.kafka.broker import EmbeddedBroker
 from tests.conftest import standard_mix
 from tests.integration.conftest import Namespace, WorkerProcess, produce, wait_until
 from tests.integration.test_pipeline import total
@@ -33,7 +33,7 @@ from tests.integration.test_pipeline import total
 pytestmark = pytest.mark.integration
 
 BEFORE, AFTER = 120, 60  # events before the outage, new events after it
-LOG_INTERVAL = 30.0  # agents.runner.quiet_client_logs: one line per message per interval
+LOG_INTERVAL = 30.0  # agents.stream.runner.quiet_client_logs: one line per message per interval
 
 
 def _broker_up(worker: WorkerProcess) -> float | None:
@@ -42,7 +42,7 @@ def _broker_up(worker: WorkerProcess) -> float | None:
 
 def _changelog_topics(settings: Any) -> list[str]:
     """The changelog topics of the worker's tables, as the app factory declares them."""
-    from agents.app import create_app
+    from agents.stream.app import create_app
 
     app = create_app(settings.model_copy(update={"metrics_port": 0})).faust
     return sorted(table.changelog_topic.get_topic_name() for table in app.tables.values())
@@ -50,8 +50,8 @@ def _changelog_topics(settings: Any) -> list[str]:
 
 def _restore_topics(bootstrap: str, ns: Namespace, partitions: int = 4) -> None:
     """What a persistent broker would still have: every topic the worker uses."""
-    from agents.connection import client_kwargs
-    from agents.topics import TopicSpec, ensure_topics, topic_specs
+    from agents.kafka.connection import client_kwargs
+    from agents.kafka.topics import TopicSpec, ensure_topics, topic_specs
     from monitor.settings import load_settings
 
     settings = load_settings(bootstrap_servers=bootstrap, topic_prefix=ns.prefix, app_id=ns.app_id)

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from prometheus_client import CollectorRegistry
 
-from agents.fake_judge import JudgeHTTPServer
-from agents.judge_agent import JudgeRunner, MetricsObserver
-from agents.metrics import Metrics, build_metrics
+from agents.judging.agent import JudgeRunner, MetricsObserver
+from agents.judging.fake_server import JudgeHTTPServer
+from agents.telemetry.metrics import Metrics, build_metrics
 from monitor.judge import client as judge_client
 from monitor.judge.client import JudgeClient
 from monitor.judge.config import JudgeConfig
@@ -427,7 +427,7 @@ async def test_budget_refuses_calls_without_network(
 
 
 def test_offline_eval_judging_end_to_end(server: JudgeHTTPServer) -> None:
-    from agents.judge_eval import judge_eval, report_rows, trec_outputs
+    from agents.evaluation.judge_eval import judge_eval, report_rows, trec_outputs
     from monitor.report_html import render_report
     from monitor.settings import load_settings
     from tests.unit.monitor.judge.helpers import event, verdict

@@ -15,8 +15,14 @@ from typing import Any
 
 import pytest
 
-from agents.fake_judge import JudgeHTTPServer
-from agents.records import COUNT_FIELDS, add_vectors, judge_delta, vector_to_counts, verdict_vector
+from agents.judging.fake_server import JudgeHTTPServer
+from agents.output.records import (
+    COUNT_FIELDS,
+    add_vectors,
+    judge_delta,
+    vector_to_counts,
+    verdict_vector,
+)
 from tests.conftest import standard_mix
 from tests.integration.conftest import Namespace, consume, produce, wait_until
 from tests.integration.test_pipeline import _key, total

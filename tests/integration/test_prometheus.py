@@ -17,9 +17,9 @@ from dataclasses import dataclass
 import pytest
 from prometheus_client import CollectorRegistry, start_http_server
 
-from agents.alerting import Alerting
-from agents.metrics import Metrics, build_metrics
-from agents.promql import rule_query
+from agents.grafana.promql import rule_query
+from agents.stream.alerting import Alerting
+from agents.telemetry.metrics import Metrics, build_metrics
 from monitor.alerts import WindowFigures, load_rules
 from monitor.options import CheckOptions
 from tests.conftest import standard_mix
@@ -99,8 +99,8 @@ class Feeder:
                 t.unsupported += (
                     not (set(c.claim.citation_indexes) & valid_ids) or v == "not_supported"
                 )
-            from agents.check_agent import CLAIM_COUNT_KINDS
-            from agents.records import verdict_vector
+            from agents.output.records import verdict_vector
+            from agents.stream.check_agent import CLAIM_COUNT_KINDS
 
             vector = verdict_vector(verdict)
             for kind, i in CLAIM_COUNT_KINDS:  # what the check agent adds per answer
@@ -146,7 +146,7 @@ class Feeder:
 
 def _judge_calls(metrics: Metrics, n: int) -> None:
     """The judge agent's own metrics observer, as a judge worker would drive it."""
-    from agents.judge_agent import MetricsObserver
+    from agents.judging.agent import MetricsObserver
 
     observer = MetricsObserver(metrics)
     for i in range(n):

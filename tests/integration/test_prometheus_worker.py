@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.broker import EmbeddedBroker
+from agents.kafka.broker import EmbeddedBroker
 from monitor.alerts import load_rules
 from tests.conftest import standard_mix
 from tests.integration.conftest import Namespace, WorkerProcess, produce, wait_until

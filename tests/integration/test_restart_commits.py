@@ -5,7 +5,7 @@ worker of the same group and keeps publishing while it joins and recovers its ta
 end of the table recovery Faust's own ordering let the fetcher deliver answers during the seek
 to the committed offsets and then emptied the agent queue: the queued answers were never
 checked and the hole they left in the acked offsets stopped those partitions' commits for good
-(fixed by agents.resume_fix). The race window is that seek's broker round trip, ~10 ms on an
+(fixed by agents.kafka.faust_fixes.resume_fix). The race window is that seek's broker round trip, ~10 ms on an
 idle machine and a few hundred under load; the workers here take 0.5 s longer for it (a
 `sitecustomize` hook), so that the window is open at every restart. What must hold after each
 restart:
@@ -32,7 +32,7 @@ from typing import Any
 
 import pytest
 
-from agents.records import event_ids
+from agents.output.records import event_ids
 from tests.conftest import standard_mix
 from tests.integration.conftest import ROOT, Namespace, consume, wait_until
 from tests.integration.test_pipeline import total

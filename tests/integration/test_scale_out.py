@@ -2,7 +2,7 @@
 
 At a rebalance every partition is revoked (eager protocol). Faust forgot what the worker had
 acked before committing it, so the answers checked since the last periodic commit were read
-and checked again, by the worker itself or by the new owner (agents/revoke_fix.py). What must
+and checked again, by the worker itself or by the new owner (agents/kafka/faust_fixes/revoke_fix.py). What must
 hold after worker B joins worker A while answers flow:
 
 - every answer is counted exactly once across both workers: the sum of their
@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from agents.records import event_ids
+from agents.output.records import event_ids
 from tests.conftest import standard_mix
 from tests.integration.conftest import Namespace, consume, group_offsets, wait_until
 from tests.integration.test_pipeline import total

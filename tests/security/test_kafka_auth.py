@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from agents.app import create_app
-from agents.connection import client_kwargs
+from agents.kafka.connection import client_kwargs
+from agents.stream.app import create_app
 from monitor.errors import ConfigError
 from monitor.settings import Settings, load_settings
 from tests.security.test_secrets import SECRETS

@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from agents.fake_judge import JudgeHTTPServer
+from agents.judging.fake_server import JudgeHTTPServer
 from tests.conftest import standard_mix
 from tests.contract.grafana_contract_server import SPEC_PATH, ContractServer
 from tests.integration.conftest import Namespace, WorkerProcess, produce, wait_until

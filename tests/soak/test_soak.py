@@ -3,7 +3,7 @@ with the judge slow (every reply after 2 s) and Grafana down (connection refused
 
 Opt-in: `RAGMON_SOAK=1 pytest tests/soak -m soak -s` (RAGMON_SOAK_SECONDS=60 for a short run).
 
-Load: synthetic answers (agents.traffic) at RAGMON_SOAK_RATE events/s (100), alternating 60 s of
+Load: synthetic answers (agents.demo.traffic) at RAGMON_SOAK_RATE events/s (100), alternating 60 s of
 drift (broken citations: the validity alert fires) and 60 s of healthy answers (it resolves),
 so the Grafana notifier keeps failing, the judge keeps getting sampled work it cannot finish
 in time, and the window gauges keep moving. Every 10 s the worker's RSS (/proc), its counters,
@@ -32,10 +32,10 @@ from typing import Any
 
 import pytest
 
-from agents.bench_e2e import rss_mb
-from agents.broker import EmbeddedBroker, free_port
-from agents.fake_judge import JudgeHTTPServer
-from agents.traffic import make_answer
+from agents.bench.e2e import rss_mb
+from agents.demo.traffic import make_answer
+from agents.judging.fake_server import JudgeHTTPServer
+from agents.kafka.broker import EmbeddedBroker, free_port
 from tests.integration.conftest import Namespace, WorkerProcess
 from tests.integration.test_pipeline import total
 

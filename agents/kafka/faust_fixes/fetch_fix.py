@@ -13,7 +13,7 @@ reproduced with a victim killed before its first commit).
 Here the thread gets a copy of the set as it was when the fetch began, and an empty set
 fetches nothing. Records of a partition paused during a fetch are still dropped by Faust, as
 before, and brought back by the seek to the committed offsets at the end of the recovery
-(agents/resume_fix.py).
+(agents/kafka/faust_fixes/resume_fix.py).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ import structlog
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from faust.types import TP
 
-from agents.resume_fix import SeekThenResumeRecovery
+from agents.kafka.faust_fixes.resume_fix import SeekThenResumeRecovery
 
 log = structlog.get_logger("ragmon.recovery")
 
@@ -88,7 +88,7 @@ class ExactEndRecovery(SeekThenResumeRecovery):
 
 
 def install(app: Any, client_kwargs: dict[str, Any]) -> None:
-    """Use ExactEndRecovery (which also resumes streams safely, see agents.resume_fix) for this
+    """Use ExactEndRecovery (which also resumes streams safely, see agents.kafka.faust_fixes.resume_fix) for this
     Faust app's tables (before the worker starts)."""
     tables = app.tables
     recovery = ExactEndRecovery(app, tables, beacon=tables.beacon, loop=tables.loop)

@@ -8,7 +8,7 @@ import sys
 
 
 def main(src: str, dst: str) -> None:
-    from agents.fastcore import core_kind
+    from agents.checking.fastcore import core_kind
     from monitor.check import check_bytes
     from monitor.models import Rejection
     from monitor.options import CheckOptions

@@ -14,8 +14,8 @@ from pathlib import Path
 
 def main(build: str, args: list[str]) -> int:
     sys.path.insert(0, build)
-    sys.path.insert(1, str(Path(__file__).resolve().parents[2]))
-    from agents.fastcore import HOT_MODULES
+    sys.path.insert(1, str(Path(__file__).resolve().parents[3]))
+    from agents.checking.fastcore import HOT_MODULES
 
     for module in HOT_MODULES:
         importlib.import_module(module.removesuffix(".py").replace("/", "."))

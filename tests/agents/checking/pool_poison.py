@@ -1,4 +1,4 @@
-"""A CheckWork whose check process dies on a marked answer, for tests/agents/test_check_pool.py.
+"""A CheckWork whose check process dies on a marked answer, for tests/agents/checking/test_check_pool.py.
 
 It lives in an importable module (not in the test file) because a spawned check process
 unpickles it by its qualified name.
@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from agents.check_work import Checked, CheckWork, Source
+from agents.checking.work import Checked, CheckWork, Source
 from monitor.models import Rejection
 
 #: an answer whose bytes contain this kills the process that checks it

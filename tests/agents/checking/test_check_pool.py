@@ -19,14 +19,14 @@ from typing import Any
 
 import pytest
 
-from agents import fastcore
-from agents.audit_record import AuditBuilder
-from agents.check_pool import Batch, CheckPool
-from agents.check_work import Checked, CheckWork
-from agents.dlq import CHECK_ERROR
+from agents.checking import fastcore
+from agents.checking.pool import Batch, CheckPool
+from agents.checking.work import Checked, CheckWork
+from agents.output.audit_record import AuditBuilder
+from agents.output.dlq import CHECK_ERROR
 from monitor.models import Rejection
 from monitor.options import CheckOptions
-from tests.agents.pool_poison import EXIT_CODE, MARKER, BrokenWork, PoisonWork
+from tests.agents.checking.pool_poison import EXIT_CODE, MARKER, BrokenWork, PoisonWork
 from tests.conftest import standard_mix
 
 

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import agents.check_work as check_work
-from agents.audit_record import AuditBuilder
-from agents.check_work import Checked, CheckWork
-from agents.records import verdict_vector
+import agents.checking.work as check_work
+from agents.checking.work import Checked, CheckWork
+from agents.output.audit_record import AuditBuilder
+from agents.output.records import verdict_vector
 from monitor.audit import Redactor, has_failure
 from monitor.check import check_event
 from monitor.decode import decode_event

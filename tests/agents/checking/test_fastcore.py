@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from agents import fastcore
+from agents.checking import fastcore
 from monitor.check import check_bytes
 from monitor.models import Rejection
 from monitor.options import CheckOptions
 from monitor.verdict_io import rejection_to_dict, verdict_to_dict
 from tests.conftest import shared_path, standard_mix
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 CHILD = Path(__file__).with_name("fastcore_child.py")
 
 
@@ -169,7 +169,7 @@ def test_the_compiled_core_gives_the_pure_cores_verdicts(compiled: Path, tmp_pat
 def test_activation_puts_a_fresh_build_first(compiled: Path) -> None:
     """In a new process: activate, then `monitor` comes from the compiled build."""
     probe = (
-        "from pathlib import Path; from agents import fastcore;"
+        "from pathlib import Path; from agents.checking import fastcore;"
         f"print(fastcore.activate('compiled', Path({str(compiled)!r})));"
         "import monitor.check; print(fastcore.core_kind())"
     )

@@ -11,8 +11,8 @@ from typing import Any
 import faust
 from prometheus_client import CollectorRegistry
 
-from agents.judge_agent import JudgeRunner, MetricsObserver, attach_judge_agent
-from agents.metrics import build_metrics
+from agents.judging.agent import JudgeRunner, MetricsObserver, attach_judge_agent
+from agents.telemetry.metrics import build_metrics
 from monitor.judge.client import JudgeClient
 from monitor.judge.config import JudgeConfig
 from monitor.judge.request import Item, JudgeRequest
@@ -55,7 +55,7 @@ async def test_agent_hands_records_to_the_runner() -> None:
 
 
 async def test_topic_publisher_sends_json_bytes_keyed_by_event() -> None:
-    from agents.judge_agent import topic_publisher
+    from agents.judging.agent import topic_publisher
 
     sent: list[tuple[bytes, bytes]] = []
 
@@ -68,7 +68,7 @@ async def test_topic_publisher_sends_json_bytes_keyed_by_event() -> None:
 
 
 async def test_canary_through_the_check_agent_sets_cheap_agreement() -> None:
-    from agents.app import create_app
+    from agents.stream.app import create_app
     from monitor.settings import load_settings
 
     # checks in this process: the test context ends without the flush a check process needs

@@ -7,7 +7,12 @@ from typing import Any
 import pytest
 from faust.auth import SASLCredentials, SSLCredentials
 
-from agents.connection import bootstrap_servers, client_kwargs, faust_credentials, wait_for_broker
+from agents.kafka.connection import (
+    bootstrap_servers,
+    client_kwargs,
+    faust_credentials,
+    wait_for_broker,
+)
 from monitor.errors import BrokerUnavailable, ConfigError
 from monitor.settings import load_settings
 

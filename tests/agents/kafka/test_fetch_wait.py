@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.app import create_app
+from agents.stream.app import create_app
 from monitor.settings import load_settings
 
 

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from agents.audit import AuditTrail
-from agents.audit_record import MAX_RECORD_BYTES
+from agents.output.audit import AuditTrail
+from agents.output.audit_record import MAX_RECORD_BYTES
 from monitor.audit import Redactor, audit_reason, has_failure
 from monitor.settings import load_settings
 from tests.agents.helpers import citation, claim, fresh_metrics, mixed_verdict, value, verdict
@@ -150,7 +150,7 @@ def test_audit_records_leave_the_evidence_out_unless_asked() -> None:
 
 
 def test_lone_surrogates_are_escaped_not_fatal() -> None:
-    from agents.audit_record import encode_record
+    from agents.output.audit_record import encode_record
 
     assert encode_record({"text": "a\ud800b"}) == b'{"text":"a\\ud800b"}'
     assert encode_record({"text": "café"}) == '{"text":"café"}'.encode()

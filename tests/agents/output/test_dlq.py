@@ -5,7 +5,7 @@ import hashlib
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents.dlq import dlq_record, original_bytes
+from agents.output.dlq import dlq_record, original_bytes
 
 
 def _record(value: bytes | None, limit: int = 1024, key: bytes | None = b"k1") -> dict:

@@ -1,4 +1,4 @@
-"""agents.jsonout: orjson where it can, the standard library where it cannot, one JSON value."""
+"""agents.output.jsonout: orjson where it can, the standard library where it cannot, one JSON value."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents import jsonout
+from agents.output import jsonout
 
 # Everything the worker's records hold: strings (lone surrogates included, as escaped JSON input
 # can carry them), ints of any size, finite floats, bools, None, lists and str-keyed dicts.

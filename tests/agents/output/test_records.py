@@ -5,7 +5,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents.records import (
+from agents.output.records import (
     COUNT_FIELDS,
     add_vectors,
     event_ids,

@@ -6,9 +6,9 @@ from typing import Any
 import pytest
 from aiokafka.partitioner import DefaultPartitioner
 
-from agents.aggregate import WindowAggregator, partition_for_app
-from agents.records import COUNT_FIELDS, add_vectors, score_entry, score_record
-from agents.window_store import CountedRecords
+from agents.output.records import COUNT_FIELDS, add_vectors, score_entry, score_record
+from agents.stream.aggregate import WindowAggregator, partition_for_app
+from agents.stream.window_store import CountedRecords
 from monitor.settings import load_settings
 from tests.agents.helpers import fresh_metrics, samples, value
 

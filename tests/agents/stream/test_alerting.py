@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 from prometheus_client import CollectorRegistry
 
-from agents.alerting import Alerting, build_alerting
 from agents.commands.grafana import run_render
-from agents.grafana_model import grafana_alert_rules, rule_uid
-from agents.grafana_sync import folder_uid, is_subset, plan
-from agents.metrics import Metrics, build_metrics
-from agents.promql import alert_name, figure_query, grafana_expr, prometheus_expr
-from agents.render import render_files
+from agents.grafana.model import grafana_alert_rules, rule_uid
+from agents.grafana.promql import alert_name, figure_query, grafana_expr, prometheus_expr
+from agents.grafana.render import render_files
+from agents.grafana.sync import folder_uid, is_subset, plan
+from agents.stream.alerting import Alerting, build_alerting
+from agents.telemetry.metrics import Metrics, build_metrics
 from monitor.alerts import AlertRule, WindowFigures, load_rules
 from monitor.settings import load_settings
 

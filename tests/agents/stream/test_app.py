@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agents.app import create_app, faust_config, metrics_payload
+from agents.stream.app import create_app, faust_config, metrics_payload
 from monitor.settings import load_settings
 from tests.agents.helpers import samples, value
 
@@ -85,7 +85,7 @@ async def test_check_agent_through_faust_test_context() -> None:
 
 
 async def test_aggregate_agent_through_faust_test_context() -> None:
-    from agents.records import score_entry, score_record
+    from agents.output.records import score_entry, score_record
 
     rapp = create_app(settings())
     counts = [1, 0, 0, 0, 4, 3, 0, 0, 1]
@@ -160,8 +160,8 @@ async def test_judge_wiring_samples_checked_answers_into_judge_requests() -> Non
 
 
 async def test_worker_shutdown_flushes_queued_alert_notifications() -> None:
-    from agents.alerting import Alerting
-    from agents.app import ALERT_FLUSH_SECONDS, AppDeps
+    from agents.stream.alerting import Alerting
+    from agents.stream.app import ALERT_FLUSH_SECONDS, AppDeps
 
     closed: list[float] = []
 

@@ -5,8 +5,8 @@ from typing import Any
 
 import pytest
 
-import agents.check_work as check_work
-from agents.check_agent import CheckProcessor, RecordMeta
+import agents.checking.work as check_work
+from agents.stream.check_agent import CheckProcessor, RecordMeta
 from monitor.models import Verdict
 from monitor.settings import load_settings
 from tests.agents.helpers import fresh_metrics, labels, mixed_verdict, samples, value
@@ -45,7 +45,7 @@ def processor(monkeypatch: pytest.MonkeyPatch) -> tuple[CheckProcessor, Capture,
     monkeypatch.setattr(check_work, "check_event", fake_check)
     settings = load_settings(apps="search,docs-qa", audit_sample_rate=0.0, dlq_max_value_bytes=10)
     metrics, capture = fresh_metrics(), Capture()
-    from agents.audit import AuditTrail
+    from agents.output.audit import AuditTrail
 
     audit = AuditTrail(settings, metrics, send=capture.audit_send)
     proc = CheckProcessor(settings, metrics, capture.emit, audit=audit, clock=lambda: 1010.0)

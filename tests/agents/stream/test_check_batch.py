@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from agents.check_agent import CheckProcessor
-from agents.check_batch import CheckBatches
-from agents.check_work import CheckWork
-from agents.outbox import Outbox
+from agents.checking.work import CheckWork
+from agents.output.outbox import Outbox
+from agents.stream.check_agent import CheckProcessor
+from agents.stream.check_batch import CheckBatches
 from monitor.settings import load_settings
 from tests.agents.helpers import fresh_metrics, value
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents.dedup import RecentIds
+from agents.stream.dedup import RecentIds
 
 
 class Clock:

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from agents.judge_agent import JudgeRunner
-from agents.records import COUNT_FIELDS, judge_delta, parse_score_record, vector_to_counts
+from agents.judging.agent import JudgeRunner
+from agents.output.records import COUNT_FIELDS, judge_delta, parse_score_record, vector_to_counts
 from monitor.judge.outcome import PairOutcome
 from monitor.judge.request import Item, JudgeRequest
 from monitor.judge.schema import PairVerdict

@@ -9,11 +9,11 @@ import random
 
 import pytest
 
-from agents.broker import EMBEDDED_TIMEOUTS, EmbeddedBroker, embedded_env
-from agents.demo import DemoConfig, render
-from agents.runner import RepeatFilter
-from agents.topics import ROLES, topic_specs
-from agents.traffic import Mix, Traffic, make_answer
+from agents.demo.run import DemoConfig, render
+from agents.demo.traffic import Mix, Traffic, make_answer
+from agents.kafka.broker import EMBEDDED_TIMEOUTS, EmbeddedBroker, embedded_env
+from agents.kafka.topics import ROLES, topic_specs
+from agents.stream.runner import RepeatFilter
 from monitor.errors import ConfigError
 from monitor.settings import load_settings
 

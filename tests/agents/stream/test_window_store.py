@@ -5,7 +5,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents.window_store import CountedRecords
+from agents.stream.window_store import CountedRecords
 
 
 class Stored:

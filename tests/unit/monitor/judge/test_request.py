@@ -143,8 +143,8 @@ def test_canary_agreement_window() -> None:
 def test_cheap_canary_hook_sets_the_gauge() -> None:
     from prometheus_client import CollectorRegistry
 
-    from agents.judge_agent import cheap_canary_hook
-    from agents.metrics import build_metrics
+    from agents.judging.agent import cheap_canary_hook
+    from agents.telemetry.metrics import build_metrics
 
     metrics = build_metrics(CollectorRegistry())
     hook = cheap_canary_hook(metrics, lambda app: app or "other")
