@@ -39,3 +39,13 @@ class GrafanaError(RagmonError):
         super().__init__(message)
         self.status = status
         self.reason = reason
+
+
+class DependencyVersionError(RagmonError):
+    """An installed library is at a version ragmon's patches of it were not written for."""
+
+    def __init__(self, message: str, *, package: str, found: str, supported: str) -> None:
+        super().__init__(message)
+        self.package = package
+        self.found = found
+        self.supported = supported

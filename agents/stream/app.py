@@ -20,6 +20,7 @@ from prometheus_client.exposition import choose_encoder
 
 from agents.checking.pool import CheckPool
 from agents.judging.canary import cheap_canary_hook
+from agents.kafka import faust_fixes
 from agents.kafka.broker import free_port
 from agents.kafka.connection import (
     bootstrap_servers,
@@ -27,7 +28,6 @@ from agents.kafka.connection import (
     client_kwargs,
     faust_credentials,
 )
-from agents.kafka.faust_fixes import fetch_fix, fetch_wait, recovery_fix, revoke_fix
 from agents.kafka.topics import TopicSpec, topic_specs
 from agents.output.audit import AuditTrail
 from agents.output.outbox import Outbox, ProducerPublisher, Publish
@@ -188,10 +188,9 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
 
     window_table.table.on_recover(rebuild)
     alert_state = app.Table("ragmon-alert-state", default=None, partitions=parts)
-    recovery_fix.install(app, client_kwargs(settings))
-    fetch_wait.install(app, settings.fetch_max_wait_ms)
-    revoke_fix.install(app)
-    fetch_fix.install(app)
+    faust_fixes.install(
+        app, client_kwargs=client_kwargs(settings), fetch_max_wait_ms=settings.fetch_max_wait_ms
+    )
     alerting = deps.alerting or build_alerting(settings, metrics, store=alert_state)
 
     scores = channels["scores"]

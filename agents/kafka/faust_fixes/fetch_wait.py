@@ -5,6 +5,9 @@ fetch as soon as data is there, so the wait only paces idle partitions; tansu an
 wait is over, so every record waited up to 1.5 s (the end-to-end lag floor, and idle time in a
 backlog). The consumer keeps the value until it starts: it is replaced right after Faust
 creates it, for the apps that asked (`install`), leaving every other app in the process alone.
+
+Shown by: tests/agents/kafka/test_fetch_wait.py (each app gets its own wait); the lag figures
+in docs/guarantees.md.
 """
 
 from __future__ import annotations

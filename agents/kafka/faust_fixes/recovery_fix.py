@@ -6,6 +6,9 @@ its changelog up to that end offset, so the tail of the last batch (the newest u
 lost on every restart or rebalance. This recovery service probes the real last offset by
 fetching from the reported one. On Kafka, which reports the true end, the probe returns exactly
 the reported last offset and changes nothing.
+
+Shown by: tests/integration/test_cli_pipeline.py (`last_offsets` against the real broker:
+the reported end vs the real last offset).
 """
 
 from __future__ import annotations

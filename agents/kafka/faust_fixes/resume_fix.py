@@ -17,6 +17,9 @@ paused, and only then resumed: nothing can be fetched, queued or acked between t
 the resume, so every event from the committed offset on is delivered once more and acked.
 A stream partition that has no committed offset (its owner died before its first commit) is
 sought back to its first record instead: there is nothing else to go back to.
+
+Shown by: tests/integration/test_restart_commits.py (a worker restarted under traffic checks
+every answer again and commits every partition to its end).
 """
 
 from __future__ import annotations
