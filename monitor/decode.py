@@ -211,7 +211,10 @@ def event_from_obj(obj: Any) -> AnswerEvent | Rejection:
     if not isinstance(obj, dict):
         return Rejection("not_an_object", f"expected a JSON object, got {type(obj).__name__}")
     ident = obj.get("event_id") if isinstance(obj.get("event_id"), str) else None
-    app = obj.get("app") if isinstance(obj.get("app"), str) else None
+    app = obj.get("app")
+    # a rejected event's app still labels its dead letter and the window's reject count, so
+    # only a valid name may pass: an invalid one must never become a metric label value
+    app = app if isinstance(app, str) and _APP_RE.fullmatch(app) else None
     try:
         return _build(obj)
     except _Invalid as exc:

@@ -20,6 +20,7 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
+from monitor.envcheck import env_name
 from monitor.errors import ConfigError
 from monitor.options import CheckOptions
 
@@ -236,6 +237,15 @@ class Settings(BaseSettings):
     #: RAGMON_GRAFANA_QUEUE_SIZE: pending notifications kept while Grafana is down.
     grafana_queue_size: int = Field(default=100, ge=1)
 
+    @field_validator("bootstrap_servers")
+    @classmethod
+    def _host_port_list(cls, value: str) -> str:
+        for server in value.split(","):
+            problem = server_problem(server.strip())
+            if problem:
+                raise ValueError(f"malformed server {server.strip()!r}: {problem}")
+        return value
+
     @field_validator("check_processes", mode="before")
     @classmethod
     def _auto_check_processes(cls, value: Any) -> Any:
@@ -276,6 +286,41 @@ class Settings(BaseSettings):
 _pending_config_file: str | None = None
 
 
+def server_problem(server: str) -> str | None:
+    """Why `server` is not a bootstrap server (`host:port`, optionally `kafka://host:port`)."""
+    rest = server.removeprefix("kafka://")
+    if "://" in rest:
+        scheme = rest.split("://", 1)[0]
+        return f"{scheme}:// is not a Kafka address; give host:port (kafka:// may prefix it)"
+    host, sep, port = rest.rpartition(":")
+    if not sep or not host or "/" in rest:
+        return "expected host:port"
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        return f"port {port!r} is not a number from 1 to 65535"
+    return None
+
+
+def known_variables() -> frozenset[str]:
+    """Every environment variable a setting reads (RAGMON_* and its conventional aliases)."""
+    names = {_CONFIG_FILE_ENV}
+    for field, info in Settings.model_fields.items():
+        names.add(env_name(field))
+        alias = info.validation_alias
+        if isinstance(alias, AliasChoices):
+            names.update(str(a) for a in alias.choices if str(a).isupper())
+    return frozenset(names)
+
+
+def _problem(loc: tuple[int | str, ...], msg: str) -> str:
+    """`RAGMON_PARTITIONS (partitions): ...`: the variable a user sets, then the field name used
+    in a YAML file and by flags."""
+    field = str(loc[0]) if loc else ""
+    where = ".".join(str(p) for p in loc)
+    if field in Settings.model_fields:
+        return f"{env_name(field)} ({where}): {msg}"
+    return f"{where}: {msg}"
+
+
 def usable_cpus() -> int:
     """CPUs this process may run on (its affinity mask, which containers and taskset narrow)."""
     try:
@@ -293,9 +338,7 @@ def load_settings(config_file: str | None = None, **overrides: Any) -> Settings:
     try:
         return Settings(**{k: v for k, v in overrides.items() if v is not None})
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
-        )
+        problems = "; ".join(_problem(err["loc"], err["msg"]) for err in exc.errors())
         raise ConfigError(f"invalid configuration: {problems}") from None
     finally:
         _pending_config_file = None

@@ -189,6 +189,7 @@ def measure(
 
 
 def judge_section(args: argparse.Namespace, events: list[bytes]) -> dict[str, Any]:
+    """The check path with the judge on (a 2 s fake judge, 10% sampled) and down, against off."""
     return measure(events, runs=args.runs)
 
 

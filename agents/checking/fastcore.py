@@ -158,19 +158,24 @@ def describe() -> str:
 
 
 def choice_from_argv(argv: list[str]) -> str:
-    """The value of a global `--core X` / `--core=X` before the subcommand (pre-parse: the core
-    must be chosen before the parser's modules import `monitor`)."""
+    """The value of the global `--core X` / `--core=X`, before or after the subcommand (pre-parse:
+    the core must be chosen before the parser's modules import `monitor`); the last one wins, as
+    in argparse. Nothing after `--` is an option."""
+    choice = "auto"
     i = 0
     while i < len(argv):
         arg = argv[i]
-        if not arg.startswith("-"):
-            break  # the subcommand: its own options follow
+        if arg == "--":
+            break
         if arg.startswith("--core="):
-            return arg.split("=", 1)[1]
-        if arg == "--core" and i + 1 < len(argv):
-            return argv[i + 1]
-        i += 2 if arg in VALUED_GLOBAL_OPTIONS else 1
-    return "auto"
+            choice = arg.split("=", 1)[1]
+        elif arg == "--core" and i + 1 < len(argv):
+            choice = argv[i + 1]
+            i += 1
+        elif arg in VALUED_GLOBAL_OPTIONS:
+            i += 1  # its value is not an option even if it looks like one
+        i += 1
+    return choice
 
 
 def main(argv: list[str] | None = None) -> int:

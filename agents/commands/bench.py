@@ -48,6 +48,13 @@ DEFAULT_GENERATOR = (
 )
 
 
+def _summary(section: Section) -> str:
+    """The first line of a section function's docstring, for `--help`."""
+    doc = (section.__doc__ or "").strip()
+    line = doc.splitlines()[0].rstrip(".") if doc else "no description"
+    return line.replace("%", "%%")  # argparse formats help with %
+
+
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "bench",
@@ -64,7 +71,10 @@ def register(sub: Any) -> None:
         "--section",
         action="append",
         default=[],
-        help="extra section to run (repeatable); 'all' runs every registered one",
+        metavar="SECTION",
+        help="extra section to run (repeatable), one of: "
+        + "; ".join(f"{name}: {_summary(fn)}" for name, fn in sections().items())
+        + "; or 'all' for every one",
     )
     p.add_argument(
         "--core-only",

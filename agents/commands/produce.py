@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import sys
 from typing import IO, Any
 
@@ -33,6 +34,13 @@ def run(args: argparse.Namespace) -> int:
     from agents.kafka.connection import client_kwargs, wait_for_broker
     from agents.kafka.produce import produce_lines, read_lines
     from agents.kafka.topics import TopicSpec, ensure_topics, topic_specs
+    from agents.telemetry.logs import configure_logging
+
+    # produce reports the broker's state itself (one line per try while it waits, then the
+    # failed sends in its summary): aiokafka's own connection lines would only repeat that, in
+    # another format, between ours; what else logs goes through our renderer
+    configure_logging()
+    logging.getLogger("aiokafka").setLevel(logging.CRITICAL)
 
     if args.rate is not None and args.rate <= 0:
         raise InputError("--rate must be positive")

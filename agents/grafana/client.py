@@ -54,6 +54,7 @@ class Grafana:
             organization_id=org_id,
         )
         self.url = url
+        self.token_set = bool(token)
 
     def _call(self, what: str, fn: Callable[[], Any]) -> Any:
         try:
@@ -61,8 +62,13 @@ class Grafana:
         except GrafanaTimeoutError as exc:
             raise GrafanaError(f"{what}: timed out", reason="timeout") from exc
         except GrafanaUnauthorizedError as exc:
+            hint = (
+                "check the token"
+                if self.token_set
+                else "no token set: set RAGMON_GRAFANA_TOKEN to a service-account token"
+            )
             raise GrafanaError(
-                f"{what}: 401 unauthorized (check the token)", status=401, reason="unauthorized"
+                f"{what}: 401 unauthorized ({hint})", status=401, reason="unauthorized"
             ) from exc
         except GrafanaServerError as exc:
             raise GrafanaError(

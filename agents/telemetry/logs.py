@@ -32,9 +32,23 @@ def configure_logging(level: str = "INFO", fmt: str = "auto", stream: Any = None
         logger_factory=structlog.PrintLoggerFactory(file=stream),
         cache_logger_on_first_use=False,
     )
-    # Faust, aiokafka and mode log through the standard library; keep them quieter than ours.
-    logging.basicConfig(
-        level=max(numeric, logging.WARNING),
-        stream=stream,
-        format="%(levelname)s %(name)s: %(message)s",
+    # Faust, aiokafka and mode log through the standard library: their lines go through the
+    # same renderer as ours (one format in the stream, not raw lines between JSON ones), with
+    # the logger's name, and quieter than ours.
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            foreign_pre_chain=[
+                structlog.stdlib.add_logger_name,
+                structlog.processors.add_log_level,
+                structlog.processors.TimeStamper(fmt="iso", utc=True),
+            ],
+            processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
+        )
     )
+    root = logging.getLogger()
+    for old in [h for h in root.handlers if getattr(h, "_ragmon", False)]:
+        root.removeHandler(old)
+    handler._ragmon = True  # type: ignore[attr-defined]  # ours to replace on a second call
+    root.addHandler(handler)
+    root.setLevel(max(numeric, logging.WARNING))

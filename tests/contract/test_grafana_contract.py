@@ -333,3 +333,17 @@ def test_cli_wrong_token_is_a_clear_error(
     with pytest.raises(GrafanaError, match="401 unauthorized"):
         run_sync(_args(url=grafana_server.url))
     assert grafana_server.writes() == []
+
+
+def test_cli_without_a_token_says_no_token_is_set(
+    grafana_server: ContractServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("RAGMON_GRAFANA_TOKEN", raising=False)
+    with pytest.raises(
+        GrafanaError, match=r"401 unauthorized \(no token set: set RAGMON_GRAFANA_TOKEN"
+    ):
+        run_sync(_args(url=grafana_server.url))
+    monkeypatch.setenv("RAGMON_GRAFANA_TOKEN", "wrong")
+    with pytest.raises(GrafanaError, match=r"401 unauthorized \(check the token\)"):
+        run_sync(_args(url=grafana_server.url))
+    assert grafana_server.writes() == []

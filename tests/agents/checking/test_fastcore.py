@@ -30,7 +30,10 @@ CHILD = Path(__file__).with_name("fastcore_child.py")
         (["--core", "pure", "bench"], "pure"),
         (["--core=compiled", "check", "x"], "compiled"),
         (["--config", "a.yaml", "--core", "pure"], "pure"),
-        (["check", "--core", "pure"], "auto"),  # after the subcommand: not the global option
+        (["check", "--core", "pure"], "pure"),  # after the subcommand too
+        (["--core", "pure", "check", "--core=compiled", "x"], "compiled"),  # the last one wins
+        (["check", "--config", "--core", "x"], "auto"),  # the value of --config
+        (["check", "--", "--core", "pure"], "auto"),  # past `--`: a file name
     ],
 )
 def test_core_choice_is_pre_parsed_from_the_global_options(argv: list[str], expected: str) -> None:

@@ -196,3 +196,20 @@ def test_decoder_agrees_with_json_schema(obj: dict[str, Any]) -> None:
 def test_decoder_never_raises_on_bytes(raw: bytes) -> None:
     out = decode_event(raw, OPTS)
     assert isinstance(out, AnswerEvent | Rejection)
+
+
+@pytest.mark.parametrize(
+    "app", ["<script>x</script>", "a" * 65, "", "app name", "ünïcode", 'q"uote', "a{b}"]
+)
+def test_an_invalid_app_name_never_reaches_a_rejection(app: str) -> None:
+    # the rejection's app labels metrics and the window's reject count: only valid names pass
+    obj = {"event_id": "e1", "app": app, "answer": "x", "documents": "not a list"}
+    got = decode_event(json.dumps(obj).encode(), CheckOptions())
+    assert isinstance(got, Rejection) and got.reason == "schema_violation"
+    assert got.app is None and got.event_id == "e1"
+
+
+def test_a_valid_app_name_is_kept_on_a_rejection() -> None:
+    obj = {"event_id": "e1", "app": "support-bot.v2", "answer": "x", "documents": "not a list"}
+    got = decode_event(json.dumps(obj).encode(), CheckOptions())
+    assert isinstance(got, Rejection) and got.app == "support-bot.v2"
