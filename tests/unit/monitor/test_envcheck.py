@@ -55,7 +55,7 @@ def test_a_validation_error_names_the_variable(monkeypatch: pytest.MonkeyPatch) 
 )
 def test_malformed_servers_are_named(server: str, problem: str) -> None:
     assert (server_problem(server) or "").startswith(problem)
-    with pytest.raises(ConfigError, match="RAGMON_BOOTSTRAP_SERVERS .*malformed server"):
+    with pytest.raises(ConfigError, match=r"RAGMON_BOOTSTRAP_SERVERS .*malformed server"):
         load_settings(bootstrap_servers=f"ok:9092,{server}")
 
 
