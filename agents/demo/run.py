@@ -100,8 +100,43 @@ def render(
             f"{values[app]:>10.3f}" if app in values else f"{'-':>10}" for _, values in columns
         )
         lines.append(f"{app:<14}{int(events[app]):>8}{cells}")
+    if "other" in events:
+        lines.append(OTHER_NOTE)
+    if dlq and phase == "healthy":
+        lines.append(DLQ_NOTE)
     lines.append("alerts firing: " + (", ".join(firing) if firing else "none"))
     return lines
+
+
+#: why a healthy demo shows an "other" row and dead letters: the traffic sends a few malformed
+#: events on purpose (Mix.malformed), in every phase, to show the dead-letter path
+OTHER_NOTE = "  other: answers whose app could not be read (malformed events, now dead letters)"
+DLQ_NOTE = (
+    "  dead letters while healthy: the traffic sends ~0.2% malformed events on purpose "
+    "(topic ragmon.dlq, ragmon_dlq_total{reason})"
+)
+
+
+def final_summary(
+    metrics: dict[str, list[tuple[dict[str, str], float]]],
+    *,
+    sent: int,
+    seconds: float,
+    fired: set[str],
+) -> list[str]:
+    """What the run did, printed when the demo stops."""
+    checked = sum(
+        v for labels, v in metrics.get("ragmon_events_total", []) if labels["outcome"] == "checked"
+    )
+    reasons: dict[str, float] = {}
+    for labels, value in metrics.get("ragmon_dlq_total", []):
+        reasons[labels["reason"]] = reasons.get(labels["reason"], 0) + value
+    dead = ", ".join(f"{int(v)} {k}" for k, v in sorted(reasons.items()) if v) or "none"
+    return [
+        f"summary: {seconds:.0f} s, {sent} events sent, {int(checked)} checked",
+        f"  dead letters: {dead}",
+        "  alerts that fired: " + (", ".join(sorted(fired)) if fired else "none"),
+    ]
 
 
 class Screen:
@@ -154,6 +189,8 @@ class Demo:
             self.screen.say(f"port {config.metrics_port} is in use; metrics on {self.port} instead")
         self.stop_event: asyncio.Event | None = None
         self.sent = 0
+        self.last_metrics: dict[str, list[tuple[dict[str, str], float]]] = {}
+        self.fired: set[str] = set()  # every alert seen firing, for the summary at the end
 
     def worker_env(self, bootstrap: str) -> dict[str, str]:
         rules = self.workdir / "rules.yaml"
@@ -223,6 +260,15 @@ class Demo:
                 await producer
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(publisher.stop(), 10)
+        with contextlib.suppress(Exception):  # the last figures, if the worker still answers
+            self.last_metrics = await asyncio.to_thread(scrape, base + "/metrics")
+        for line in final_summary(
+            self.last_metrics,
+            sent=self.sent,
+            seconds=time.monotonic() - started,
+            fired=self.fired,
+        ):
+            self.screen.say(line)
         self.screen.say(f"stopping (sent {self.sent} events)…")
         return 0
 
@@ -270,6 +316,12 @@ class Demo:
             phase = "healthy" if self.drift == 0 else f"drift {self.drift:.0%}"
             try:
                 metrics = await asyncio.to_thread(scrape, base + "/metrics")
+                self.last_metrics = metrics
+                self.fired.update(
+                    f"{labels['rule']}[{labels['app']}]"
+                    for labels, value in metrics.get("ragmon_alert_firing", [])
+                    if value >= 1
+                )
                 self.screen.show(render(metrics, phase, self.sent))
             except Exception as exc:  # a missed scrape is shown, not fatal
                 self.screen.say(f"(metrics unavailable: {exc})")

@@ -121,4 +121,7 @@ def test_demo_starts_serves_metrics_and_stops_without_orphans(
     reader.join(10)
     while not lines.empty():
         output.append(lines.get())
-    assert "stopping" in "".join(output)
+    text = "".join(output)
+    assert "stopping" in text
+    assert re.search(r"summary: \d+ s, \d+ events sent, \d+ checked", text), text
+    assert "alerts that fired:" in text

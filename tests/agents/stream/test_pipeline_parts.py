@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from agents.demo.run import DemoConfig, render
+from agents.demo.run import DLQ_NOTE, OTHER_NOTE, DemoConfig, final_summary, render
 from agents.demo.traffic import Mix, Traffic, make_answer
 from agents.kafka.broker import EMBEDDED_TIMEOUTS, EmbeddedBroker, embedded_env
 from agents.kafka.topics import ROLES, topic_specs
@@ -145,4 +145,33 @@ def test_demo_summary_rendering() -> None:
     assert "checked: 40" in lines[0] and "dead letters: 2" in lines[0]
     assert lines[2].split()[:3] == ["other", "2", "-"]
     assert lines[3].split()[:3] == ["search", "30", "0.900"]
+    assert lines[4] == OTHER_NOTE  # the "other" row explained
+    assert DLQ_NOTE not in lines  # in the drift phase dead letters need no excuse
     assert lines[-1] == "alerts firing: validity_low[search]"
+    healthy = render(metrics, "healthy", 45)
+    assert DLQ_NOTE in healthy and OTHER_NOTE in healthy
+
+
+def test_demo_final_summary() -> None:
+    metrics = {
+        "ragmon_events_total": [
+            ({"app": "search", "outcome": "checked"}, 40.0),
+            ({"app": "other", "outcome": "rejected"}, 3.0),
+            ({"app": "chat", "outcome": "checked"}, 2.0),
+        ],
+        "ragmon_dlq_total": [
+            ({"reason": "invalid_json"}, 2.0),
+            ({"reason": "schema_violation"}, 1.0),
+            ({"reason": "empty"}, 0.0),
+        ],
+    }
+    lines = final_summary(metrics, sent=50, seconds=61.4, fired={"b[x]", "a[y]"})
+    assert lines == [
+        "summary: 61 s, 50 events sent, 42 checked",
+        "  dead letters: 2 invalid_json, 1 schema_violation",
+        "  alerts that fired: a[y], b[x]",
+    ]
+    assert final_summary({}, sent=0, seconds=0, fired=set())[1:] == [
+        "  dead letters: none",
+        "  alerts that fired: none",
+    ]
