@@ -27,6 +27,13 @@ def register(sub: Any) -> None:
     p.add_argument("-b", "--bootstrap-servers", metavar="HOST:PORT[,..]", help="Kafka brokers")
     p.add_argument("--topic", help="topic name (default: the answers topic of the settings)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    p.add_argument(
+        "--max-wait",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="how long to wait for an unreachable broker before giving up (default 30)",
+    )
     p.set_defaults(func=run)
 
 
@@ -62,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         )
 
     async def main() -> Any:
-        await wait_for_broker(settings, max_wait=30.0)
+        await wait_for_broker(settings, max_wait=args.max_wait)
         spec = TopicSpec("answers", topic, answers.partitions)
         await ensure_topics(settings, client_kwargs(settings), {"answers": spec})
         return await produce_lines(

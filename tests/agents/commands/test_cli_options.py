@@ -59,3 +59,36 @@ def test_bench_help_lists_its_sections(capsys: pytest.CaptureFixture[str]) -> No
     assert sections(), "no bench section registered"
     for name in sections():
         assert name in out
+
+
+def test_produce_to_no_broker_says_so_in_its_own_lines_only(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as s:  # a loopback port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    events = tmp_path / "e.jsonl"
+    events.write_text('{"event_id": "e1", "answer": "x"}\n')
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agents.cli",
+            "produce",
+            str(events),
+            "-b",
+            f"127.0.0.1:{port}",
+            "--max-wait",
+            "2.5",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert f"Kafka broker at 127.0.0.1:{port} unreachable" in done.stderr
+    # aiokafka's own connection lines ("Unable connect to node ...") are not interleaved
+    assert "Unable connect" not in done.stderr and "aiokafka" not in done.stderr, done.stderr
