@@ -20,6 +20,7 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
+from monitor import cpus
 from monitor.envcheck import env_name
 from monitor.errors import ConfigError
 from monitor.options import CheckOptions
@@ -113,7 +114,7 @@ class Settings(BaseSettings):
     #: RAGMON_CHECK_PROCESSES: processes that run the checks beside the worker's own, on other
     #: cores (0 = in the worker process: one core, ~0.6 of a bare Faust agent's rate; 1: ~0.9 on
     #: two cores; on a single core 0 is as fast). "auto" (the default): 1 when this process may
-    #: run on two or more CPUs, else 0. See docs/guarantees.md.
+    #: run on two or more CPUs (affinity mask and cgroup CPU quota), else 0. See docs/guarantees.md.
     check_processes: int = Field(default="auto", ge=0, le=64, validate_default=True)
     #: RAGMON_CHECK_BATCH_SIZE: answers the check agent takes at a time (outputs are published
     #: per batch: one score record per app, metrics updated once).
@@ -322,11 +323,9 @@ def _problem(loc: tuple[int | str, ...], msg: str) -> str:
 
 
 def usable_cpus() -> int:
-    """CPUs this process may run on (its affinity mask, which containers and taskset narrow)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+    """CPUs this process may use: its affinity mask (taskset, cpuset) capped by the cgroup CPU
+    quota (`docker run --cpus`, a Kubernetes CPU limit), which the mask does not show."""
+    return cpus.usable_cpus(cpus.affinity_cpus(), cpus.cgroup_cpu_limit())
 
 
 def load_settings(config_file: str | None = None, **overrides: Any) -> Settings:
