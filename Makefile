@@ -15,12 +15,14 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-# Prometheus + promtool come from the Debian package; only installed when missing.
+# Prometheus + promtool and Alertmanager + amtool come from Debian packages; only installed
+# when missing (the deploy tests run the compose stack's on-call path with them).
 system-deps:
-	@command -v promtool >/dev/null 2>&1 || { \
-	  echo "installing prometheus (Debian package) for promtool and the integration tests"; \
+	@command -v promtool >/dev/null 2>&1 && command -v amtool >/dev/null 2>&1 || { \
+	  echo "installing prometheus, prometheus-alertmanager (Debian packages) for the tests"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq prometheus >/dev/null; }
+	  $$SUDO apt-get update -qq && \
+	  $$SUDO apt-get install -y -qq prometheus prometheus-alertmanager >/dev/null; }
 
 demo: $(STAMP)
 	$(BIN)/ragmon demo

@@ -219,7 +219,14 @@ def _env_names_are_settings(names: set[str]) -> None:
 def test_compose_file_is_sane() -> None:
     compose = _docs(DEPLOY / "docker-compose.yml")[0]
     services = compose["services"]
-    assert set(services) == {"kafka", "ragmon-worker", "prometheus", "grafana"}
+    assert set(services) == {
+        "kafka",
+        "ragmon-worker",
+        "prometheus",
+        "alertmanager",
+        "alert-log",
+        "grafana",
+    }
     kafka = services["kafka"]["environment"]
     assert (
         "broker" in kafka["KAFKA_PROCESS_ROLES"] and "controller" in kafka["KAFKA_PROCESS_ROLES"]
@@ -234,7 +241,7 @@ def test_compose_file_is_sane() -> None:
     )
     assert env["RAGMON_BOOTSTRAP_SERVERS"] == internal.removeprefix("PLAINTEXT://")
     assert (DEPLOY / worker["build"]["context"] / worker["build"]["dockerfile"]).is_file()
-    for name in ("prometheus", "grafana"):
+    for name in ("prometheus", "alertmanager", "alert-log", "grafana"):
         for volume in services[name]["volumes"]:
             source = volume.split(":")[0]
             assert (DEPLOY / source).exists(), f"{name} mounts missing {source}"
