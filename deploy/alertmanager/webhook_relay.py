@@ -11,9 +11,10 @@ silently. Python standard library only; it runs in the stock python image:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import sys
+import signal
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -112,13 +113,14 @@ def main() -> None:
     # the host only: webhook URLs often carry their token in the path
     target = urllib.parse.urlsplit(url).hostname if url else None
     out(f"alert relay on :{port}; forwarding to {target or 'nowhere (log only)'}")
-    try:
+    # as a container's PID 1 the process gets no default SIGTERM action: stop on it explicitly
+    signal.signal(signal.SIGTERM, _stop)
+    with server, contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
-    sys.exit(0)
+
+
+def _stop(signum: int, frame: Any) -> None:
+    raise SystemExit(0)
 
 
 if __name__ == "__main__":

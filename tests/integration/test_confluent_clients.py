@@ -198,52 +198,24 @@ def test_confluent_kafka_produces_answers_and_reads_every_output_topic(
 
 
 def test_embedded_broker_lists_the_last_batchs_base_offset_plus_one(broker: Any) -> None:
-    """The README's figure: batches of 3, 4 and 2 records (offsets 0-8) are listed as ending
-    at 8, fetched as ending at 9. If tansu starts listing 9, update the README's "Kafka clients
-    and the embedded broker" and agents/kafka/faust_fixes/recovery_fix.py's docstring."""
-    import asyncio
-
-    from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
-
+    """The README's figure, with librdkafka (tests/integration/test_cli_pipeline.py has it with
+    aiokafka): batches of 3, 4 and 2 records (offsets 0-8) are listed as ending at 8 and fetched
+    as ending at 9. If tansu starts listing 9, update the README's "Kafka clients and the
+    embedded broker" and agents/kafka/faust_fixes/recovery_fix.py's docstring."""
     topic = Namespace("batches").topic("answers")
     admin = confluent_kafka.admin.AdminClient({"bootstrap.servers": broker.bootstrap})
     for future in admin.create_topics([confluent_kafka.admin.NewTopic(topic, 1, 1)]).values():
         future.result(10)
-
-    async def write_and_list() -> tuple[list[int], int, int]:
-        producer = AIOKafkaProducer(bootstrap_servers=broker.bootstrap)
-        await producer.start()
-        bases = []
-        try:
-            for size in (3, 4, 2):
-                batch = producer.create_batch()
-                for i in range(size):
-                    batch.append(key=None, value=b"%d" % i, timestamp=None)
-                batch.close()
-                bases.append((await (await producer.send_batch(batch, topic, partition=0))).offset)
-        finally:
-            await producer.stop()
-        consumer = AIOKafkaConsumer(bootstrap_servers=broker.bootstrap)
-        await consumer.start()
-        try:
-            tp = TopicPartition(topic, 0)
-            listed = (await consumer.end_offsets([tp]))[tp]
-            consumer.assign([tp])
-            await consumer.seek_to_beginning(tp)
-            seen: list[int] = []
-            while len(seen) < 9:
-                for records in (await consumer.getmany(timeout_ms=1000)).values():
-                    seen.extend(r.offset for r in records)
-            assert seen == list(range(9))
-            fetched = consumer.highwater(tp)
-        finally:
-            await consumer.stop()
-        return bases, listed, fetched
-
-    bases, listed, fetched = asyncio.run(write_and_list())
-    assert bases == [0, 3, 7]
-    assert (listed, fetched) == (8, 9)
-    reader = confluent_kafka.Consumer({"bootstrap.servers": broker.bootstrap, "group.id": "wm"})
+    records: list[tuple[bytes | None, bytes]] = []
+    for size in (3, 4, 2):  # one flush per batch: one record batch each
+        records += [(None, b"%d" % i) for i in range(size)]
+    delivered = [
+        _produce(broker.bootstrap, topic, records[a:b]) for a, b in ((0, 3), (3, 7), (7, 9))
+    ]
+    assert [offset for batch in delivered for _, offset in batch] == list(range(9))
+    consumer, read = _consume(broker.bootstrap, topic, lambda rs: len(rs) >= 9)
     tp = confluent_kafka.TopicPartition(topic, 0)
-    assert reader.get_watermark_offsets(tp, timeout=10, cached=False) == (0, 8)
-    reader.close()
+    assert [m.offset() for m in read] == list(range(9))
+    assert consumer.get_watermark_offsets(tp, cached=True) == (0, 9)  # as fetched
+    assert consumer.get_watermark_offsets(tp, timeout=10, cached=False) == (0, 8)  # as listed
+    consumer.close()
