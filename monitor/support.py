@@ -46,6 +46,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from monitor.citations.values import value_stated
+from monitor.contrast import contrasts
 from monitor.evidence import claim_terms, index_evidence, shared_bigrams
 from monitor.models import AnswerEvent, CitationResult, Claim, ClaimVerdict, Confidence, Support
 from monitor.options import CheckOptions
@@ -58,6 +59,7 @@ UNVERIFIABLE_AT = 0.4
 PHRASE_SHARE = 0.5  # base = half term coverage, half shared phrasing
 NAME_PENALTY = 0.1  # per name (capitalised word) absent from the evidence, at most 3
 MISSING_NUMBER_FACTOR = 0.35  # a changed figure: scaled below UNVERIFIABLE_AT, order kept
+CONTRADICTION_FACTOR = 0.35  # a negation, antonym, unit, date or name flip: the same scaling
 MISSING_IDENTIFIER_CAP = 0.35  # a code symbol the cited code does not contain
 BINARY_BASE = 0.25  # the base mapped to the binary cut 0.5 (fitted on WiCE dev)
 
@@ -160,7 +162,14 @@ def lexical_support(claim_text: str, evidence_texts: Sequence[str], kind: str) -
     if sig.missing_numbers:
         score *= MISSING_NUMBER_FACTOR
         reasons.extend(f"number_missing:{raw}" for raw in sig.missing_numbers[:3])
-    verdict, confidence = _band(score, kind, bool(sig.missing_numbers))
+    flipped: tuple[str, ...] = ()
+    if score >= UNVERIFIABLE_AT and not sig.missing_numbers:
+        # only a claim the words would let pass is worth the closer look (contrast.py)
+        flipped = contrasts(claim_text, evidence_texts, sig.missing_names > 0)
+        if flipped:
+            score *= CONTRADICTION_FACTOR
+            reasons.extend(flipped)
+    verdict, confidence = _band(score, kind, bool(sig.missing_numbers or flipped))
     return Support(verdict, round(score, 4), confidence, "lexical", tuple(reasons))
 
 
@@ -168,8 +177,8 @@ def _code_shaped(name: str) -> bool:
     return "_" in name or "." in name or name[:1].islower()
 
 
-def _band(score: float, kind: str, number_missing: bool) -> tuple[ClaimVerdict, Confidence]:
-    if number_missing:
+def _band(score: float, kind: str, contradicted: bool) -> tuple[ClaimVerdict, Confidence]:
+    if contradicted:  # a changed figure, or a meaning flip (contrast.py)
         return "not_supported", "high"
     if score >= SUPPORTED_AT:
         return "supported", "high" if score >= 0.9 else "medium"
