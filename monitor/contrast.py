@@ -38,7 +38,7 @@ from monitor.text import STEMS, STOPWORDS, wordset
 _TOKEN_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 # a sentence ends at [.!?] before white space (not inside "4.2" or "U.S.A") or at a line break
 _SENTENCE_RE = re.compile(r"(?:[^.!?\n]|[.!?](?!\s|$))+(?:[.!?]+|\n|$)")
-_NEGATION_RE = re.compile(
+NEGATION_RE = re.compile(
     r"\b(?:not|never|no|none|nobody|nothing|neither|nor|cannot|without|unable"
     r"|den(?:y|ies|ied|ying)|fail(?:s|ed|ing)?\s+to|lack(?:s|ed|ing)?|unlikely|impossible"
     r"|hardly|rarely|seldom|absent)\b|n['’]t\b",
@@ -249,7 +249,7 @@ def _negated_region(sentence: _Sentence, hits: list[int]) -> bool:
     # the cue may follow the last shared word's auxiliary: "X was not" ... keep one word more
     if hits[-1] + 1 < len(sentence.spans):
         end = sentence.spans[hits[-1] + 1][1]
-    return _NEGATION_RE.search(sentence.text, start, end) is not None
+    return NEGATION_RE.search(sentence.text, start, end) is not None
 
 
 def _antonym(claim_tokens: list[str], sentence: _Sentence) -> str | None:
@@ -348,7 +348,7 @@ def contrasts(claim: str, texts: Sequence[str], names_missing: bool) -> tuple[st
             out.append(f"date_mismatch:{format_date(missing[0])}")
     if share >= POLARITY_ALIGNED:
         claim_negated = _NEGATION_HINT.search(claim) is not None and (
-            _NEGATION_RE.search(claim) is not None
+            NEGATION_RE.search(claim) is not None
         )
         if claim_negated != _negated_region(sentence, hits):
             out.append("negation_mismatch")

@@ -21,7 +21,9 @@ class CheckOptions:
     numeric_rel_tolerance: float = 0.01
     string_min_similarity: float = 0.8
     # claims (seed 001 §6)
-    min_claim_words: int = 4
+    min_claim_words: int = 4  # uncited sentences only: a cited sentence is always a claim
+    # uncited claims checked against the event's documents per answer; later ones undecided
+    max_grounded_claims: int = 1_000
     # span accuracy (seed 000 §4.2)
     span_tolerance_chars: int = 10
     # evidence excerpt stored in a verdict's cited_text

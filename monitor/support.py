@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from monitor.citations.values import value_stated
+from monitor.citations.values import flag_stated, value_stated
 from monitor.contrast import contrasts
 from monitor.evidence import claim_terms, index_evidence, shared_bigrams
 from monitor.models import AnswerEvent, CitationResult, Claim, ClaimVerdict, Confidence, Support
@@ -217,6 +217,8 @@ def assess_claim(
     options: CheckOptions,
 ) -> Support:
     if not claim.citation_indexes or not evidence:
+        # check.py grounds uncited claims in the whole context (grounding.py); this is the
+        # verdict for a claim assessed without its event's context
         return Support("not_supported", 0.0, "high", "rules", ("uncited",))
     valid = [r for r in evidence if r.valid]
     if not valid:
@@ -245,6 +247,12 @@ def assess_claim(
         ]
         if all(stated):
             return Support("supported", 1.0, "high", "rules", ("value_match",))
+        if all(isinstance(r.value, bool) for r in values):  # `[active]` with data {"active": true}
+            flags = [flag_stated(r.citation.path or "", r.value, text) for r in values]
+            if all(f is True for f in flags):
+                return Support("supported", 1.0, "high", "rules", ("value_match",))
+            if any(f is False for f in flags):
+                return Support("not_supported", 0.0, "high", "rules", ("negation_mismatch",))
     texts = _evidence_texts(valid)
     if not texts:
         return Support("unverifiable", 0.5, "low", "rules", ("no_evidence_text",))
