@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 
 from monitor.models import AnswerEvent, CitationResult, ClaimResult, Scores
 from monitor.options import CheckOptions
@@ -56,21 +57,24 @@ def is_over_cap(result: ClaimResult) -> bool:
     return len(reasons) > 1 and reasons[1] == OVER_CAP and not result.claim.citation_indexes
 
 
-def claim_tally(claims: Sequence[ClaimResult]) -> ClaimTally:
+def claim_tally(claims: Sequence[ClaimResult], valid_ids: AbstractSet[int]) -> ClaimTally:
+    """`valid_ids`: indexes of the answer's valid citations (an invalid one never supports)."""
     n = cited = decided = supported = hallucinated = grounded = 0
     for c in claims:
         verdict = c.support.verdict
-        if c.claim.citation_indexes:
+        indexes = c.claim.citation_indexes
+        if indexes:
             cited += 1
             if verdict != "unverifiable":
                 decided += 1
                 supported += verdict == "supported"
+            hallucinated += verdict == "not_supported" or valid_ids.isdisjoint(indexes)
         elif is_over_cap(c):
             continue
-        elif verdict != "not_supported":
-            grounded += 1
+        else:
+            grounded += verdict != "not_supported"
+            hallucinated += verdict == "not_supported"
         n += 1
-        hallucinated += verdict == "not_supported"
     return ClaimTally(n, cited, decided, supported, hallucinated, grounded)
 
 
@@ -120,9 +124,10 @@ def answer_scores(
     options: CheckOptions,
 ) -> Scores:
     n_cit = len(results)
-    n_valid = sum(1 for r in results if r.status == "valid")
+    valid_ids = {r.citation.index for r in results if r.status == "valid"}
+    n_valid = len(valid_ids)
     cited = [c for c in claims if c.claim.citation_indexes]
-    tally = claim_tally(claims)
+    tally = claim_tally(claims, valid_ids)
     # A multi-span bracket yields several citations sharing one marker; count its chars once.
     markers = {
         (r.citation.start, r.citation.end) for r in results if r.citation.format != "segment"

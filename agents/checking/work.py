@@ -43,6 +43,7 @@ class Checked:
     audit: AuditEntry | None
     event: AnswerEvent | None = None  # for verdict hooks
     verdict: Verdict | None = None
+    uncited: tuple[str, ...] = ()  # verdicts of the uncited claims (grounded in the documents)
 
 
 def event_time(event: AnswerEvent, record_timestamp: float | None, now: float) -> float:
@@ -127,6 +128,9 @@ class CheckWork:
             audit=audit,
             event=event if keep else None,
             verdict=verdict if keep else None,
+            uncited=tuple(
+                c.support.verdict for c in verdict.claims if not c.claim.citation_indexes
+            ),
         )
 
     def run(self, raw: bytes | None, source: Source) -> Checked | Rejection:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from monitor.models import Verdict
+from monitor.scoring import claim_tally
 
 SCORE_VERSION = 2
 
@@ -45,25 +46,24 @@ REJECTED_VECTOR: tuple[int, ...] = (1, 1)
 
 def verdict_vector(verdict: Verdict) -> list[int]:
     """One answer's counts in COUNT_FIELDS order (up to unsupported_claims), as
-    monitor.scoring defines them: decided = cited claims that are not `unverifiable`;
-    unsupported (hallucinated) = claims with no valid citation, or judged not_supported."""
+    monitor.scoring.claim_tally defines them: claims leave out the undecided ones past a cap;
+    decided = cited claims that are not `unverifiable`; unsupported (hallucinated) = claims the
+    retrieved context does not support (not_supported, cited or uncited) and cited claims with
+    no valid citation."""
     valid_ids = {r.citation.index for r in verdict.citations if r.valid}
-    valid = sum(1 for r in verdict.citations if r.valid)
-    cited = decided = supported = unsupported = 0
-    for c in verdict.claims:
-        v = c.support.verdict
-        indexes = c.claim.citation_indexes
-        if indexes:
-            cited += 1
-            if v != "unverifiable":
-                decided += 1
-                if v == "supported":
-                    supported += 1
-        if v == "not_supported" or valid_ids.isdisjoint(indexes):
-            unsupported += 1
+    t = claim_tally(verdict.claims, valid_ids)
     citations = len(verdict.citations)
-    claims = len(verdict.claims)
-    return [1, 0, citations, valid, claims, cited, decided, supported, unsupported]
+    return [
+        1,
+        0,
+        citations,
+        len(valid_ids),
+        t.claims,
+        t.cited,
+        t.decided,
+        t.supported,
+        t.hallucinated,
+    ]
 
 
 def verdict_counts(verdict: Verdict) -> dict[str, int]:
