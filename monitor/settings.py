@@ -157,6 +157,11 @@ class Settings(BaseSettings):
     #: documents; later ones are undecided (unverifiable, reason over_cap), as are claims past
     #: the citation cap.
     max_grounded_claims: int = Field(default=1_000, ge=0)
+    #: RAGMON_ANSWER_CLAIM_WEIGHT: the most claims one answer weighs in the windowed support,
+    #: hallucination and coverage rates and in ragmon_claim_counts_total (its counts are scaled
+    #: down in proportion); 0 = every claim weighs one. An answer of 20,000 sentences then moves
+    #: its app's window like one of 10 claims.
+    answer_claim_weight: int = Field(default=10, ge=0)
 
     # --- audit -------------------------------------------------------------------------------
     #: RAGMON_AUDIT_SAMPLE_RATE: share of healthy answers written to the audit trail.
@@ -289,6 +294,7 @@ class Settings(BaseSettings):
             numeric_rel_tolerance=self.numeric_rel_tolerance,
             min_claim_words=self.min_claim_words,
             max_grounded_claims=self.max_grounded_claims,
+            answer_claim_weight=self.answer_claim_weight,
         )
 
 

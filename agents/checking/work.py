@@ -122,7 +122,7 @@ class CheckWork:
             checked_at=now,
             duration=duration,
             failed=has_failure(verdict),
-            vector=verdict_vector(verdict),
+            vector=verdict_vector(verdict, self.options.answer_claim_weight),
             citations=[(r.citation.format, r.status, r.error) for r in verdict.citations],
             claims=[(c.support.verdict, c.support.tier) for c in verdict.claims],
             audit=audit,

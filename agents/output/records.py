@@ -44,26 +44,27 @@ _INDEX = {name: i for i, name in enumerate(COUNT_FIELDS)}
 REJECTED_VECTOR: tuple[int, ...] = (1, 1)
 
 
-def verdict_vector(verdict: Verdict) -> list[int]:
+def weighted(counts: Sequence[int], cap: int) -> list[int]:
+    """An answer's claim counts (claims first, each a subset of the first) scaled so that the
+    answer weighs at most `cap` claims: x → round(x * cap / claims). Rounding half up is
+    monotone, so the counts stay nested (supported ≤ decided ≤ cited ≤ claims)."""
+    total = counts[0] if counts else 0
+    if cap <= 0 or total <= cap:
+        return list(counts)
+    return [(2 * x * cap + total) // (2 * total) for x in counts]
+
+
+def verdict_vector(verdict: Verdict, claim_cap: int = 0) -> list[int]:
     """One answer's counts in COUNT_FIELDS order (up to unsupported_claims), as
     monitor.scoring.claim_tally defines them: claims leave out the undecided ones past a cap;
     decided = cited claims that are not `unverifiable`; unsupported (hallucinated) = claims the
     retrieved context does not support (not_supported, cited or uncited) and cited claims with
-    no valid citation."""
+    no valid citation. With `claim_cap` > 0 an answer weighs at most that many claims
+    (RAGMON_ANSWER_CLAIM_WEIGHT): one answer of 20,000 sentences must not be an app's window."""
     valid_ids = {r.citation.index for r in verdict.citations if r.valid}
     t = claim_tally(verdict.claims, valid_ids)
-    citations = len(verdict.citations)
-    return [
-        1,
-        0,
-        citations,
-        len(valid_ids),
-        t.claims,
-        t.cited,
-        t.decided,
-        t.supported,
-        t.hallucinated,
-    ]
+    claims = weighted([t.claims, t.cited, t.decided, t.supported, t.hallucinated], claim_cap)
+    return [1, 0, len(verdict.citations), len(valid_ids), *claims]
 
 
 def verdict_counts(verdict: Verdict) -> dict[str, int]:
