@@ -59,7 +59,7 @@ UNVERIFIABLE_AT = 0.4
 PHRASE_SHARE = 0.5  # base = half term coverage, half shared phrasing
 NAME_PENALTY = 0.1  # per name (capitalised word) absent from the evidence, at most 3
 MISSING_NUMBER_FACTOR = 0.35  # a changed figure: scaled below UNVERIFIABLE_AT, order kept
-CONTRADICTION_FACTOR = 0.35  # a negation, antonym, unit, date or name flip: the same scaling
+CONTRADICTION_FACTOR = MISSING_NUMBER_FACTOR  # a negation, antonym, unit, date or name flip
 MISSING_IDENTIFIER_CAP = 0.35  # a code symbol the cited code does not contain
 BINARY_BASE = 0.25  # the base mapped to the binary cut 0.5 (fitted on WiCE dev)
 
@@ -159,16 +159,15 @@ def lexical_support(claim_text: str, evidence_texts: Sequence[str], kind: str) -
     if missing_ids:
         score = min(score, MISSING_IDENTIFIER_CAP)
         reasons.extend(f"identifier_missing:{name}" for name in missing_ids[:3])
-    if sig.missing_numbers:
-        score *= MISSING_NUMBER_FACTOR
-        reasons.extend(f"number_missing:{raw}" for raw in sig.missing_numbers[:3])
     flipped: tuple[str, ...] = ()
-    if score >= UNVERIFIABLE_AT and not sig.missing_numbers:
-        # only a claim the words would let pass is worth the closer look (contrast.py)
+    if score >= UNVERIFIABLE_AT:
+        # only a claim the words would let pass is worth the closer look (contrast.py); a
+        # changed figure does not stop it, so that a changed date is named as one
         flipped = contrasts(claim_text, evidence_texts, sig.missing_names > 0)
-        if flipped:
-            score *= CONTRADICTION_FACTOR
-            reasons.extend(flipped)
+    if sig.missing_numbers or flipped:
+        score *= MISSING_NUMBER_FACTOR  # once, whatever the number of flips
+        reasons.extend(f"number_missing:{raw}" for raw in sig.missing_numbers[:3])
+        reasons.extend(flipped)
     verdict, confidence = _band(score, kind, bool(sig.missing_numbers or flipped))
     return Support(verdict, round(score, 4), confidence, "lexical", tuple(reasons))
 
