@@ -103,7 +103,7 @@ def test_units_and_magnitudes(claim: str, evidence: str) -> None:
     ],
 )
 def test_units_that_agree_are_not_flagged(claim: str, evidence: str) -> None:
-    verdict, flips = verdict_of(claim, evidence)
+    _, flips = verdict_of(claim, evidence)
     assert not any(f.startswith("unit_mismatch") for f in flips), flips
 
 
@@ -152,7 +152,7 @@ def test_swapped_entities(claim: str, evidence: str) -> None:
 
 def test_a_missing_name_without_a_rival_is_not_a_swap() -> None:
     # the evidence names nobody in its place: a gap (names_missing), not a swapped entity
-    verdict, flips = verdict_of("Revenue grew strongly in Europe", "Revenue grew strongly there.")
+    _, flips = verdict_of("Revenue grew strongly in Europe", "Revenue grew strongly there.")
     assert flips == ()
 
 
