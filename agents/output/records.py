@@ -190,10 +190,11 @@ _JUDGED_FIELDS = (
 def judge_delta(claims: Iterable[Mapping[str, Any]]) -> list[int]:
     """What a judge record's claim entries change in their answer's window counts.
 
-    A judged claim has a valid citation (monitor.judge.request judges no other), so it counts
-    as cited, decided unless `unverifiable`, supported when `supported` and unsupported only
-    when `not_supported`, whichever tier said it: the judge's verdict replaces the cheap one in
-    those three counts. A claim the judge could not answer (verdict null) keeps its cheap
+    A judged cited claim has a valid citation (monitor.judge.request judges no other cited
+    claim), so it counts as cited, decided unless `unverifiable`, supported when `supported` and
+    unsupported only when `not_supported`, whichever tier said it: the judge's verdict replaces
+    the cheap one in those three counts. A judged uncited claim (`"cited": false`, judged on
+    the whole context) counts in unsupported only. A claim the judge could not answer (verdict null) keeps its cheap
     verdict. Every judged claim counts in judge_calls, each failed one in judge_errors.
     """
     delta = [0] * len(COUNT_FIELDS)
@@ -203,6 +204,11 @@ def judge_delta(claims: Iterable[Mapping[str, Any]]) -> list[int]:
             delta[_INDEX["judge_errors"]] += 1
         new, old = claim.get("verdict"), claim.get("cheap_verdict")
         if new is None or old is None or new == old:
+            continue
+        if claim.get("cited") is False:
+            delta[_INDEX["unsupported_claims"]] += (new == "not_supported") - (
+                old == "not_supported"
+            )
             continue
         for i, now, before in zip(_JUDGED_FIELDS, _judged(new), _judged(old), strict=True):
             delta[i] += now - before
