@@ -100,8 +100,10 @@ def _ends_with_question(body: str) -> bool:
     return k > 0 and body[k - 1] == "?"
 
 
-def is_claim(text: str, min_words: int) -> bool:
+def is_claim(text: str, min_words: int, has_letter: bool = True) -> bool:
     """`text` is a sentence with its citations already removed."""
+    if not has_letter:
+        return False
     body = _LEAD_RE.sub("", text) if text[:1] in _LEAD_CHARS or text[:1].isspace() else text
     if not body or body.startswith(("#", "```", "~~~")):
         return False
@@ -127,8 +129,13 @@ def split_claims(
         inside = _spans_within(spans, sentence.start, sentence.end)
         clean = remove_spans(text[sentence.start : sentence.end], sentence.start, inside)
         # a sentence that carries a citation asserts something whatever its length ("Aspirin
-        # reduces fever [1]."); the short-fragment filter only keeps uncited scraps out
-        if is_claim(clean, 1 if inside else options.min_claim_words):
+        # reduces fever [1]."), if it has a word (not a bare list number: "1[1]."); the
+        # short-fragment filter only keeps uncited scraps out
+        if (
+            is_claim(clean, 1, any(map(str.isalpha, clean)))
+            if inside
+            else is_claim(clean, options.min_claim_words)
+        ):
             kept.append((sentence.start, sentence.end, clean))
     starts = [start for start, _, _ in kept]
     attached: list[list[int]] = [[] for _ in kept]
