@@ -110,6 +110,11 @@ def dates(text: str, *, yearless: bool = False) -> list[Date]:
     return found + out
 
 
+def has_date(text: str) -> bool:
+    """`text` writes a calendar date with its year (a cheap test before any comparison)."""
+    return _HINT_RE.search(text) is not None and _DATE_RE.search(text) is not None
+
+
 def date_stated(date: Date, found: list[Date]) -> bool:
     """`date` is among `found`; a month-only date, or a date without a year, on either side
     matches any day of its month or any year."""

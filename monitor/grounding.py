@@ -4,9 +4,9 @@ support, not what the answer forgot to cite.
 An uncited claim is first a citation-coverage problem (`coverage`). It is then checked against
 every document of the event (and the event's `data`, rendered as "key words = value" lines), as
 if it cited the one that supports it best: a claim found verbatim in one (between sentence
-boundaries) is supported by rule; otherwise the lexical tier scores it against each document and
-the best score wins, contrast checks included (a claim that flips a document's statement is not
-supported by it). Every such verdict carries the reason `uncited`, so coverage and grounding stay
+boundaries) is supported by rule; otherwise the lexical tier scores it against the document that
+shares most of its content words (the one it would have cited), contrast checks included (a
+claim that flips a document's statement is not supported by it). Every such verdict carries the reason `uncited`, so coverage and grounding stay
 apart in verdicts and metrics; only a `not_supported` one is a hallucination.
 
 Answers that never cite (many RAG systems emit no inline markers) are then measured on their
@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from monitor.contrast import verbatim
-from monitor.evidence import index_evidence
+from monitor.evidence import claim_terms, index_evidence
 from monitor.models import AnswerEvent, Claim, Support
 from monitor.support import lexical_support
 
@@ -80,13 +80,29 @@ def ground_uncited(claim: Claim, texts: list[str]) -> Support:
     text = claim.text
     if any(verbatim(text, t) for t in texts):
         return Support("supported", 1.0, "high", "rules", (UNCITED, "verbatim_in_context"))
-    best: Support | None = None
-    for t in texts:
-        if len(t) > LONG_TEXT:
+    best = texts[0]
+    if len(texts) > 1:
+        # the document sharing most of the claim's content stems is the one it would cite; only
+        # that one is scored (scoring every document cost a tenth of the check on the mix)
+        # (code symbols named, then names and content stems: names count twice)
+        terms = claim_terms(text)
+        shared = (-1, -1)
+        for t in texts:
             index = index_evidence(t)
-            _ = index.stems, index.bigrams  # set look-ups instead of a scan per claim
-        support = lexical_support(text, [t], claim.kind)
-        if best is None or support.score > best.score:
-            best = support
-    assert best is not None
-    return Support(best.verdict, best.score, best.confidence, best.tier, (UNCITED, *best.reasons))
+            if len(t) > LONG_TEXT:
+                _ = index.stems, index.bigrams  # set look-ups instead of a scan per claim
+            found = index.stems_found(terms.terms)
+            n = (
+                sum(map(index.mentions, terms.identifiers)),
+                len(found) + len(found & terms.heavy),
+            )
+            if n > shared:
+                best, shared = t, n
+    support = lexical_support(text, [best], claim.kind)
+    return Support(
+        support.verdict,
+        support.score,
+        support.confidence,
+        support.tier,
+        (UNCITED, *support.reasons),
+    )

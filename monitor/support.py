@@ -47,6 +47,7 @@ from collections.abc import Sequence
 
 from monitor.citations.values import flag_stated, value_stated
 from monitor.contrast import contrasts
+from monitor.dates import has_date
 from monitor.evidence import claim_terms, index_evidence, shared_bigrams
 from monitor.models import AnswerEvent, CitationResult, Claim, ClaimVerdict, Confidence, Support
 from monitor.options import CheckOptions
@@ -160,9 +161,10 @@ def lexical_support(claim_text: str, evidence_texts: Sequence[str], kind: str) -
         score = min(score, MISSING_IDENTIFIER_CAP)
         reasons.extend(f"identifier_missing:{name}" for name in missing_ids[:3])
     flipped: tuple[str, ...] = ()
-    if score >= UNVERIFIABLE_AT:
-        # only a claim the words would let pass is worth the closer look (contrast.py); a
-        # changed figure does not stop it, so that a changed date is named as one
+    # Only a prose claim the words would let pass is worth the closer look (contrast.py); a
+    # claim about code stands or falls by its symbols and figures. A changed figure settles the
+    # verdict already, so the look is taken then only to name a changed date as one.
+    if score >= UNVERIFIABLE_AT and not named and (not sig.missing_numbers or has_date(claim_text)):
         flipped = contrasts(claim_text, evidence_texts, sig.missing_names > 0)
     if sig.missing_numbers or flipped:
         score *= MISSING_NUMBER_FACTOR  # once, whatever the number of flips
