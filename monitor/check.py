@@ -6,7 +6,8 @@ from monitor.citations.extract import extract_citations
 from monitor.citations.resolve import resolve_citations
 from monitor.claims import split_claims
 from monitor.decode import decode_event
-from monitor.models import AnswerEvent, ClaimResult, Rejection, Scores, Verdict
+from monitor.grounding import UNDECIDED, context_texts, ground_uncited
+from monitor.models import AnswerEvent, Citation, ClaimResult, Rejection, Scores, Verdict
 from monitor.options import CheckOptions
 from monitor.quotes import check_quotes
 from monitor.scoring import answer_scores
@@ -29,27 +30,44 @@ def rejected_verdict(rejection: Rejection) -> Verdict:
     )
 
 
+def _cap_position(citations: list[Citation], notes: list[str]) -> int | None:
+    """Where the answer's citations stopped being read (None: every one was read)."""
+    if not any(n.startswith("too_many_citations") for n in notes):
+        return None
+    return max((c.end for c in citations), default=0)
+
+
 def check_event(event: AnswerEvent, options: CheckOptions) -> Verdict:
     citations, notes = extract_citations(event, options)
     results = resolve_citations(event, citations, options)
     claims = split_claims(event, citations, options)
     results = check_quotes(event, claims, results, options)
     by_index = {r.citation.index: r for r in results}
-    claim_results = tuple(
-        ClaimResult(
-            claim=claim,
-            support=assess_claim(
+    cap_at = _cap_position(citations, notes)
+    context: list[str] | None = None  # built for the first uncited claim
+    grounded = 0
+    claim_results = []
+    for claim in claims:
+        if claim.citation_indexes:
+            support = assess_claim(
                 claim, [by_index[i] for i in claim.citation_indexes], event, options
-            ),
-        )
-        for claim in claims
-    )
+            )
+        elif (cap_at is not None and claim.start >= cap_at) or (
+            grounded >= options.max_grounded_claims
+        ):
+            support = UNDECIDED  # its citations were never read, or too many to ground
+        else:
+            if context is None:
+                context = context_texts(event)
+            grounded += 1
+            support = ground_uncited(claim, context)
+        claim_results.append(ClaimResult(claim, support))
     scores = answer_scores(event, tuple(results), claim_results, options)
     return Verdict(
         event_id=event.event_id,
         app=event.app,
         citations=tuple(results),
-        claims=claim_results,
+        claims=tuple(claim_results),
         scores=scores,
         notes=tuple(notes),
     )

@@ -1,7 +1,9 @@
 """Answer → claims: sentence units that assert something, with their citations attached.
 
 Non-claims (seed 001 §6) are headers, code blocks, questions, meta statements ("This section
-covers", "See also", "Note:"), empty list items and fragments under `min_claim_words` words.
+covers", "See also", "Note:"), empty list items and uncited fragments under `min_claim_words`
+words (RAGMON_MIN_CLAIM_WORDS). Every other sentence that carries a citation is a claim, whatever
+its length: a short cited sentence dropped would be a verdict nobody sees.
 Kinds follow seed 001 §3.2.3: code spans, named symbols, locations and direct quotations make a
 claim extractive; purpose and capability verbs make it abstractive; anything else is unknown.
 """
@@ -98,8 +100,10 @@ def _ends_with_question(body: str) -> bool:
     return k > 0 and body[k - 1] == "?"
 
 
-def is_claim(text: str, min_words: int) -> bool:
+def is_claim(text: str, min_words: int, has_letter: bool = True) -> bool:
     """`text` is a sentence with its citations already removed."""
+    if not has_letter:
+        return False
     body = _LEAD_RE.sub("", text) if text[:1] in _LEAD_CHARS or text[:1].isspace() else text
     if not body or body.startswith(("#", "```", "~~~")):
         return False
@@ -124,7 +128,14 @@ def split_claims(
             continue
         inside = _spans_within(spans, sentence.start, sentence.end)
         clean = remove_spans(text[sentence.start : sentence.end], sentence.start, inside)
-        if is_claim(clean, options.min_claim_words):
+        # a sentence that carries a citation asserts something whatever its length ("Aspirin
+        # reduces fever [1]."), if it has a word (not a bare list number: "1[1]."); the
+        # short-fragment filter only keeps uncited scraps out
+        if (
+            is_claim(clean, 1, any(map(str.isalpha, clean)))
+            if inside
+            else is_claim(clean, options.min_claim_words)
+        ):
             kept.append((sentence.start, sentence.end, clean))
     starts = [start for start, _, _ in kept]
     attached: list[list[int]] = [[] for _ in kept]

@@ -21,7 +21,11 @@ class CheckOptions:
     numeric_rel_tolerance: float = 0.01
     string_min_similarity: float = 0.8
     # claims (seed 001 §6)
-    min_claim_words: int = 4
+    min_claim_words: int = 4  # uncited sentences only: a cited sentence is always a claim
+    # uncited claims checked against the event's documents per answer; later ones undecided
+    max_grounded_claims: int = 1_000
+    # windowed rates and claim counters: the most claims one answer weighs (0: no cap)
+    answer_claim_weight: int = 10
     # span accuracy (seed 000 §4.2)
     span_tolerance_chars: int = 10
     # evidence excerpt stored in a verdict's cited_text

@@ -3,8 +3,13 @@
 - validity_rate = valid citations / citations
 - support_rate = supported / decided cited claims (decided: not `unverifiable`)
 - coverage = cited claims / claims
-- hallucination_rate = claims without support from a valid citation (uncited, invalid-only or
-  not_supported) / claims; partially supported and unverifiable claims are not counted
+- hallucination_rate = claims not supported by the retrieved context / claims: cited claims whose
+  valid citations do not support them, claims whose citations are all invalid, and uncited
+  claims that no document of the event supports (grounding.py); partially supported and
+  unverifiable claims are not counted. An uncited claim that the documents support lowers
+  coverage only.
+- claims past a cap (citations never read, or too many uncited claims to ground: reason
+  `over_cap`) are undecided and left out of coverage and hallucination alike
 - citation_density = characters of citation markers / answer characters (seed 000 §3.3)
 - overall = seed 000 weights — span accuracy (tolerance Jaccard) 0.3, citation validity 0.3,
   answer consistency (mean support score of cited claims) 0.25, 1 − hallucination rate 0.15 —
@@ -14,10 +19,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 
 from monitor.models import AnswerEvent, CitationResult, ClaimResult, Scores
 from monitor.options import CheckOptions
+from monitor.record import record
 from monitor.spans import Interval, Key, KeyedSpan, span_accuracy, token_intervals
+
+OVER_CAP = "over_cap"  # grounding.OVER_CAP (grounding imports the support tier; this may not)
 
 OVERALL_WEIGHTS: dict[str, float] = {
     "span_accuracy": 0.30,
@@ -29,6 +38,44 @@ OVERALL_WEIGHTS: dict[str, float] = {
 
 def _rate(num: int, den: int) -> float | None:
     return num / den if den else None
+
+
+@record
+class ClaimTally:
+    """An answer's claim counts, as the rates and the windowed gauges use them."""
+
+    claims: int  # decidable claims (over_cap ones left out)
+    cited: int
+    decided: int  # cited and not unverifiable
+    supported: int  # cited and supported
+    hallucinated: int  # not_supported, cited or not
+    uncited_grounded: int  # uncited, and the documents support them (not hallucinated)
+
+
+def is_over_cap(result: ClaimResult) -> bool:
+    reasons = result.support.reasons
+    return len(reasons) > 1 and reasons[1] == OVER_CAP and not result.claim.citation_indexes
+
+
+def claim_tally(claims: Sequence[ClaimResult], valid_ids: AbstractSet[int]) -> ClaimTally:
+    """`valid_ids`: indexes of the answer's valid citations (an invalid one never supports)."""
+    n = cited = decided = supported = hallucinated = grounded = 0
+    for c in claims:
+        verdict = c.support.verdict
+        indexes = c.claim.citation_indexes
+        if indexes:
+            cited += 1
+            if verdict != "unverifiable":
+                decided += 1
+                supported += verdict == "supported"
+            hallucinated += verdict == "not_supported" or valid_ids.isdisjoint(indexes)
+        elif is_over_cap(c):
+            continue
+        else:
+            grounded += verdict != "not_supported"
+            hallucinated += verdict == "not_supported"
+        n += 1
+    return ClaimTally(n, cited, decided, supported, hallucinated, grounded)
 
 
 def _span_key(event: AnswerEvent, doc_id: str, page: int | None) -> Key:
@@ -77,17 +124,10 @@ def answer_scores(
     options: CheckOptions,
 ) -> Scores:
     n_cit = len(results)
-    valid = [r for r in results if r.status == "valid"]
-    n_valid = len(valid)
-    valid_ids = {r.citation.index for r in valid}
+    valid_ids = {r.citation.index for r in results if r.status == "valid"}
+    n_valid = len(valid_ids)
     cited = [c for c in claims if c.claim.citation_indexes]
-    decided = [c for c in cited if c.support.verdict != "unverifiable"]
-    supported = sum(1 for c in decided if c.support.verdict == "supported")
-    hallucinated = sum(
-        1
-        for c in claims
-        if valid_ids.isdisjoint(c.claim.citation_indexes) or c.support.verdict == "not_supported"
-    )
+    tally = claim_tally(claims, valid_ids)
     # A multi-span bracket yields several citations sharing one marker; count its chars once.
     markers = {
         (r.citation.start, r.citation.end) for r in results if r.citation.format != "segment"
@@ -96,7 +136,7 @@ def answer_scores(
     density = marker_chars / len(event.answer) if event.answer else None
 
     validity = _rate(n_valid, n_cit)
-    hallucination = _rate(hallucinated, len(claims))
+    hallucination = _rate(tally.hallucinated, tally.claims)
     span_acc = gold_span_accuracy(event, results, options.span_tolerance_chars)
     parts: dict[str, float] = {}
     if span_acc is not None:
@@ -111,8 +151,8 @@ def answer_scores(
     overall = sum(OVERALL_WEIGHTS[p] * v for p, v in parts.items()) / weight if weight > 0 else None
     return Scores(
         validity_rate=validity,
-        support_rate=_rate(supported, len(decided)),
-        coverage=_rate(len(cited), len(claims)),
+        support_rate=_rate(tally.supported, tally.decided),
+        coverage=_rate(tally.cited, tally.claims),
         hallucination_rate=hallucination,
         citation_density=density,
         overall=overall,

@@ -32,8 +32,11 @@ _FENCE_RE = re.compile(
 )
 _HEADER_RE = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]|$)")
 _SETEXT_RE = re.compile(r"[ \t]*(?:=+|-{3,}|\*{3,}|_{3,})[ \t]*$")
-_ITEM_RE = re.compile(r"[ \t]*(?:[-*+•‣◦]|\d{1,3}[.)]|[A-Za-z][.)](?=[ \t]))[ \t]+")
-_EMPTY_ITEM_RE = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]*$")
+# a list item's marker, with a task-list box (`- [ ] `, `- [x] `) when there is one
+_ITEM_RE = re.compile(
+    r"[ \t]*(?:[-*+•‣◦]|\d{1,3}[.)]|[A-Za-z][.)](?=[ \t]))[ \t]+(?P<task>\[[ xX]\](?:[ \t]+|$))?"
+)
+_EMPTY_ITEM_RE = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]*(?:\[[ xX]\][ \t]*)?$")
 _TABLE_RE = re.compile(r"[ \t]*\|")
 _BRACKET_RE = re.compile(r"\[[^\[\]\n]{0,300}\]")
 _INLINE_CODE_RE = re.compile(r"`[^`\n]+`")
@@ -286,6 +289,8 @@ def _split_prose(
         elif item := _ITEM_RE.match(line):
             flush(ls)
             block_start = ls + item.end()
+            if item.group("task"):
+                flush(le)  # a task is one line: the next line never continues it
         elif block_start is None:
             block_start = ls
         elif block_start == prev_start and _title_like(prev_line) and line.lstrip()[:1].isupper():

@@ -151,6 +151,18 @@ class Settings(BaseSettings):
     value_window_chars: int = Field(default=200, ge=1)
     #: RAGMON_NUMERIC_REL_TOLERANCE
     numeric_rel_tolerance: float = Field(default=0.01, ge=0)
+    #: RAGMON_MIN_CLAIM_WORDS: an uncited sentence with fewer words is a fragment, not a claim
+    #: (a sentence that carries a citation is always a claim).
+    min_claim_words: int = Field(default=4, ge=1)
+    #: RAGMON_MAX_GROUNDED_CLAIMS: uncited claims per answer checked against all of the event's
+    #: documents; later ones are undecided (unverifiable, reason over_cap), as are claims past
+    #: the citation cap.
+    max_grounded_claims: int = Field(default=1_000, ge=0)
+    #: RAGMON_ANSWER_CLAIM_WEIGHT: the most claims one answer weighs in the windowed support,
+    #: hallucination and coverage rates and in ragmon_claim_counts_total (its counts are scaled
+    #: down in proportion); 0 = every claim weighs one. An answer of 20,000 sentences then moves
+    #: its app's window like one of 10 claims.
+    answer_claim_weight: int = Field(default=10, ge=0)
 
     # --- audit -------------------------------------------------------------------------------
     #: RAGMON_AUDIT_SAMPLE_RATE: share of healthy answers written to the audit trail.
@@ -281,6 +293,9 @@ class Settings(BaseSettings):
             check_values=self.check_values,
             value_window_chars=self.value_window_chars,
             numeric_rel_tolerance=self.numeric_rel_tolerance,
+            min_claim_words=self.min_claim_words,
+            max_grounded_claims=self.max_grounded_claims,
+            answer_claim_weight=self.answer_claim_weight,
         )
 
 

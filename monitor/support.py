@@ -45,7 +45,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from monitor.citations.values import value_stated
+from monitor.citations.values import flag_stated, value_stated
+from monitor.contrast import contrasts
+from monitor.dates import has_date
 from monitor.evidence import claim_terms, index_evidence, shared_bigrams
 from monitor.models import AnswerEvent, CitationResult, Claim, ClaimVerdict, Confidence, Support
 from monitor.options import CheckOptions
@@ -58,6 +60,7 @@ UNVERIFIABLE_AT = 0.4
 PHRASE_SHARE = 0.5  # base = half term coverage, half shared phrasing
 NAME_PENALTY = 0.1  # per name (capitalised word) absent from the evidence, at most 3
 MISSING_NUMBER_FACTOR = 0.35  # a changed figure: scaled below UNVERIFIABLE_AT, order kept
+CONTRADICTION_FACTOR = MISSING_NUMBER_FACTOR  # a negation, antonym, unit, date or name flip
 MISSING_IDENTIFIER_CAP = 0.35  # a code symbol the cited code does not contain
 BINARY_BASE = 0.25  # the base mapped to the binary cut 0.5 (fitted on WiCE dev)
 
@@ -157,10 +160,17 @@ def lexical_support(claim_text: str, evidence_texts: Sequence[str], kind: str) -
     if missing_ids:
         score = min(score, MISSING_IDENTIFIER_CAP)
         reasons.extend(f"identifier_missing:{name}" for name in missing_ids[:3])
-    if sig.missing_numbers:
-        score *= MISSING_NUMBER_FACTOR
+    flipped: tuple[str, ...] = ()
+    # Only a prose claim the words would let pass is worth the closer look (contrast.py); a
+    # claim about code stands or falls by its symbols and figures. A changed figure settles the
+    # verdict already, so the look is taken then only to name a changed date as one.
+    if score >= UNVERIFIABLE_AT and not named and (not sig.missing_numbers or has_date(claim_text)):
+        flipped = contrasts(claim_text, evidence_texts, sig.missing_names > 0)
+    if sig.missing_numbers or flipped:
+        score *= MISSING_NUMBER_FACTOR  # once, whatever the number of flips
         reasons.extend(f"number_missing:{raw}" for raw in sig.missing_numbers[:3])
-    verdict, confidence = _band(score, kind, bool(sig.missing_numbers))
+        reasons.extend(flipped)
+    verdict, confidence = _band(score, kind, bool(sig.missing_numbers or flipped))
     return Support(verdict, round(score, 4), confidence, "lexical", tuple(reasons))
 
 
@@ -168,8 +178,8 @@ def _code_shaped(name: str) -> bool:
     return "_" in name or "." in name or name[:1].islower()
 
 
-def _band(score: float, kind: str, number_missing: bool) -> tuple[ClaimVerdict, Confidence]:
-    if number_missing:
+def _band(score: float, kind: str, contradicted: bool) -> tuple[ClaimVerdict, Confidence]:
+    if contradicted:  # a changed figure, or a meaning flip (contrast.py)
         return "not_supported", "high"
     if score >= SUPPORTED_AT:
         return "supported", "high" if score >= 0.9 else "medium"
@@ -208,6 +218,8 @@ def assess_claim(
     options: CheckOptions,
 ) -> Support:
     if not claim.citation_indexes or not evidence:
+        # check.py grounds uncited claims in the whole context (grounding.py); this is the
+        # verdict for a claim assessed without its event's context
         return Support("not_supported", 0.0, "high", "rules", ("uncited",))
     valid = [r for r in evidence if r.valid]
     if not valid:
@@ -236,6 +248,12 @@ def assess_claim(
         ]
         if all(stated):
             return Support("supported", 1.0, "high", "rules", ("value_match",))
+        if all(isinstance(r.value, bool) for r in values):  # `[active]` with data {"active": true}
+            flags = [flag_stated(r.citation.path or "", r.value, text) for r in values]
+            if all(f is True for f in flags):
+                return Support("supported", 1.0, "high", "rules", ("value_match",))
+            if any(f is False for f in flags):
+                return Support("not_supported", 0.0, "high", "rules", ("negation_mismatch",))
     texts = _evidence_texts(valid)
     if not texts:
         return Support("unverifiable", 0.5, "low", "rules", ("no_evidence_text",))

@@ -43,6 +43,7 @@ class Checked:
     audit: AuditEntry | None
     event: AnswerEvent | None = None  # for verdict hooks
     verdict: Verdict | None = None
+    uncited: tuple[str, ...] = ()  # verdicts of the uncited claims (grounded in the documents)
 
 
 def event_time(event: AnswerEvent, record_timestamp: float | None, now: float) -> float:
@@ -121,12 +122,15 @@ class CheckWork:
             checked_at=now,
             duration=duration,
             failed=has_failure(verdict),
-            vector=verdict_vector(verdict),
+            vector=verdict_vector(verdict, self.options.answer_claim_weight),
             citations=[(r.citation.format, r.status, r.error) for r in verdict.citations],
             claims=[(c.support.verdict, c.support.tier) for c in verdict.claims],
             audit=audit,
             event=event if keep else None,
             verdict=verdict if keep else None,
+            uncited=tuple(
+                c.support.verdict for c in verdict.claims if not c.claim.citation_indexes
+            ),
         )
 
     def run(self, raw: bytes | None, source: Source) -> Checked | Rejection:

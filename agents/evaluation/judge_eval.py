@@ -75,7 +75,7 @@ async def judge_events(
     records: dict[str, dict[str, Any]] = {}
 
     async def one(event: AnswerEvent, verdict: Verdict) -> None:
-        items = judge_items(verdict, max_evidence_chars)
+        items = judge_items(verdict, max_evidence_chars, event)
         request = build_request(event, verdict, items, "eval", client.config.batch_size)
         if not items and not request.gold_answer:
             return

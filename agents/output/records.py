@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from monitor.models import Verdict
+from monitor.scoring import claim_tally
 
 SCORE_VERSION = 2
 
@@ -43,27 +44,27 @@ _INDEX = {name: i for i, name in enumerate(COUNT_FIELDS)}
 REJECTED_VECTOR: tuple[int, ...] = (1, 1)
 
 
-def verdict_vector(verdict: Verdict) -> list[int]:
+def weighted(counts: Sequence[int], cap: int) -> list[int]:
+    """An answer's claim counts (claims first, each a subset of the first) scaled so that the
+    answer weighs at most `cap` claims: x → round(x * cap / claims). Rounding half up is
+    monotone, so the counts stay nested (supported ≤ decided ≤ cited ≤ claims)."""
+    total = counts[0] if counts else 0
+    if cap <= 0 or total <= cap:
+        return list(counts)
+    return [(2 * x * cap + total) // (2 * total) for x in counts]
+
+
+def verdict_vector(verdict: Verdict, claim_cap: int = 0) -> list[int]:
     """One answer's counts in COUNT_FIELDS order (up to unsupported_claims), as
-    monitor.scoring defines them: decided = cited claims that are not `unverifiable`;
-    unsupported (hallucinated) = claims with no valid citation, or judged not_supported."""
+    monitor.scoring.claim_tally defines them: claims leave out the undecided ones past a cap;
+    decided = cited claims that are not `unverifiable`; unsupported (hallucinated) = claims the
+    retrieved context does not support (not_supported, cited or uncited) and cited claims with
+    no valid citation. With `claim_cap` > 0 an answer weighs at most that many claims
+    (RAGMON_ANSWER_CLAIM_WEIGHT): one answer of 20,000 sentences must not be an app's window."""
     valid_ids = {r.citation.index for r in verdict.citations if r.valid}
-    valid = sum(1 for r in verdict.citations if r.valid)
-    cited = decided = supported = unsupported = 0
-    for c in verdict.claims:
-        v = c.support.verdict
-        indexes = c.claim.citation_indexes
-        if indexes:
-            cited += 1
-            if v != "unverifiable":
-                decided += 1
-                if v == "supported":
-                    supported += 1
-        if v == "not_supported" or valid_ids.isdisjoint(indexes):
-            unsupported += 1
-    citations = len(verdict.citations)
-    claims = len(verdict.claims)
-    return [1, 0, citations, valid, claims, cited, decided, supported, unsupported]
+    t = claim_tally(verdict.claims, valid_ids)
+    claims = weighted([t.claims, t.cited, t.decided, t.supported, t.hallucinated], claim_cap)
+    return [1, 0, len(verdict.citations), len(valid_ids), *claims]
 
 
 def verdict_counts(verdict: Verdict) -> dict[str, int]:
@@ -189,10 +190,11 @@ _JUDGED_FIELDS = (
 def judge_delta(claims: Iterable[Mapping[str, Any]]) -> list[int]:
     """What a judge record's claim entries change in their answer's window counts.
 
-    A judged claim has a valid citation (monitor.judge.request judges no other), so it counts
-    as cited, decided unless `unverifiable`, supported when `supported` and unsupported only
-    when `not_supported`, whichever tier said it: the judge's verdict replaces the cheap one in
-    those three counts. A claim the judge could not answer (verdict null) keeps its cheap
+    A judged cited claim has a valid citation (monitor.judge.request judges no other cited
+    claim), so it counts as cited, decided unless `unverifiable`, supported when `supported` and
+    unsupported only when `not_supported`, whichever tier said it: the judge's verdict replaces
+    the cheap one in those three counts. A judged uncited claim (`"cited": false`, judged on
+    the whole context) counts in unsupported only. A claim the judge could not answer (verdict null) keeps its cheap
     verdict. Every judged claim counts in judge_calls, each failed one in judge_errors.
     """
     delta = [0] * len(COUNT_FIELDS)
@@ -202,6 +204,11 @@ def judge_delta(claims: Iterable[Mapping[str, Any]]) -> list[int]:
             delta[_INDEX["judge_errors"]] += 1
         new, old = claim.get("verdict"), claim.get("cheap_verdict")
         if new is None or old is None or new == old:
+            continue
+        if claim.get("cited") is False:
+            delta[_INDEX["unsupported_claims"]] += (new == "not_supported") - (
+                old == "not_supported"
+            )
             continue
         for i, now, before in zip(_JUDGED_FIELDS, _judged(new), _judged(old), strict=True):
             delta[i] += now - before

@@ -207,6 +207,8 @@ class CheckProcessor:
             add(m.claims, (app, verdict, tier))
         for kind, i in CLAIM_COUNT_KINDS:
             add(m.claim_counts, (app, kind), vector[i])
+        for verdict in result.uncited:
+            add(m.uncited_claims, (app, verdict))
         lag = max(0.0, result.checked_at - result.event_time)
         if self._last is not None:  # the previous one goes in without an exemplar
             m.check_duration.observe(self._last[1])

@@ -46,6 +46,7 @@ class Metrics:
     citation_errors: Counter
     claims: Counter
     claim_counts: Counter
+    uncited_claims: Counter
     dlq: Counter
     check_duration: Histogram
     event_lag: Histogram
@@ -110,8 +111,15 @@ def build_metrics(registry: CollectorRegistry) -> Metrics:
             "claim_counts",
             "Claim counts behind the support, hallucination and coverage ratios (cheap tier), "
             "by kind: claims, cited, decided (cited, not unverifiable), supported (of decided), "
-            "hallucinated (no valid citation, or not_supported).",
+            "hallucinated (not supported by the retrieved context: not_supported, cited or "
+            "uncited, or cited by invalid citations only).",
             ("app", "kind"),
+        ),
+        uncited_claims=counter(
+            "uncited_claims",
+            "Uncited claims by the verdict of their check against all of the event's documents "
+            "(not_supported ones are hallucinations; the rest are coverage gaps only).",
+            ("app", "verdict"),
         ),
         dlq=counter("dlq", "Records sent to the dead-letter topic, by reason.", ("reason",)),
         check_duration=hist(

@@ -121,6 +121,17 @@ def _is_definition(text: str, start: int, end: int) -> bool:
     return start - k <= 3 and (k == 0 or text[k - 1] == "\n")
 
 
+_TASK_LINE = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+\Z")
+
+
+def _is_task_box(text: str, start: int, content: str) -> bool:
+    """`[ ]` or `[x]` right after a list marker: a task-list box (`- [x] done`)."""
+    if content not in (" ", "x", "X"):
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    return _TASK_LINE.match(text, line_start, start) is not None
+
+
 def _inline_citations(event: AnswerEvent, out: _Out) -> None:
     text = event.answer
     if "[" not in text:
@@ -129,6 +140,8 @@ def _inline_citations(event: AnswerEvent, out: _Out) -> None:
     ci = 0
     doc_ids = frozenset(d.id for d in event.documents)
     has_data = event.data is not None
+    data_keys = frozenset(event.data) if isinstance(event.data, dict) else frozenset()
+    n_docs = len(event.documents)
     last_end = -1  # end of the last bracket that was a citation
     group = -1
     for m in _BRACKET.finditer(text):
@@ -140,16 +153,23 @@ def _inline_citations(event: AnswerEvent, out: _Out) -> None:
         before = text[start - 1] if start else ""
         if before == "\\" or (before == "]" and start != last_end):
             continue
-        if _is_definition(text, start, end):
+        if _is_definition(text, start, end) or _is_task_box(text, start, m.group(1)):
             continue
         link = end < len(text) and text[end] == "("
         glued = bool(before) and _is_ident(before)
         parsed = classify(
-            m.group(1), doc_ids=doc_ids, json_paths=has_data and not link, glued=glued
+            m.group(1),
+            doc_ids=doc_ids,
+            json_paths=has_data and not link,
+            glued=glued,
+            data_keys=data_keys,
+            dataless_paths=not has_data and not link,
         )
         if parsed is None and glued:
-            parsed = _glued_citation(text, start, end, m.group(1), doc_ids, len(event.documents))
+            parsed = _glued_citation(text, start, end, m.group(1), doc_ids, n_docs)
         if parsed is None:
+            continue
+        if parsed.format == "numeric" and _not_a_reference(text, start, parsed, doc_ids, n_docs):
             continue
         gap = text[last_end:start] if last_end >= 0 and start - last_end <= 64 else None
         if gap is None or (gap and (not gap.isspace() or "\n" in gap)):
@@ -157,6 +177,35 @@ def _inline_citations(event: AnswerEvent, out: _Out) -> None:
         last_end = end
         if not out.extend(_build(parsed, m.group(0), start, end, group, len(out.items))):
             return
+
+
+def _resolves(n: int, doc_ids: frozenset[str], n_docs: int) -> bool:
+    return str(n) in doc_ids or 1 <= n <= n_docs
+
+
+_MATH_BEFORE = re.compile(
+    r"(?:[∈=≤≥<>]|\b(?:interval|range|between|within|domain|values?))\s*\Z", re.I
+)
+
+
+def _not_a_reference(
+    text: str, start: int, parsed: Parsed, doc_ids: frozenset[str], n_docs: int
+) -> bool:
+    """A year (`[2019]`) or an interval (`[0, 1]`) in brackets, not a citation: it has the shape
+    (one number of four digits; two numbers) and nothing it could point to exists, or it holds a
+    0 (documents count from 1), or math precedes it (`x ∈ [1, 2]`, `in the range [1, 2]`)."""
+    numbers = parsed.numbers
+    if parsed.malformed is not None or not numbers or len(numbers) > 2:
+        return False
+    raw = text[start : text.find("]", start) + 1]
+    if "-" in raw or "–" in raw:
+        return False  # [1-3] is a range of citations
+    resolved = [_resolves(n, doc_ids, n_docs) for n in numbers]
+    if len(numbers) == 1:
+        return 1000 <= numbers[0] <= 2999 and not resolved[0]
+    if not any(resolved) or (0 in numbers and not resolved[numbers.index(0)]):
+        return True
+    return _MATH_BEFORE.search(text, max(0, start - 24), start) is not None
 
 
 def _glued_citation(

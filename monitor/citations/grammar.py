@@ -5,7 +5,12 @@ Grammar (content is stripped; numbers are plain ASCII digits):
   span      REF:PAGE:S-E[,S-E...]                       e.g. annual_report.pdf:5:1234-1289
   line      REF:A-B | REF:A                             e.g. src/auth.py:10-25
   extended  span or line, then `| excerpt: "..."`
-  json path ident(.ident|.int)+ (only when the event carries `data`)
+  json path ident(.ident|.int)+ when the event carries `data`, or a top-level key of `data`;
+            without `data`, a path that can only be one (lower-case first key of 2+ letters,
+            every key 2+ characters, the last not a file extension or domain: `quote.premium`,
+            `items.0.price`; not `example.com`, `config.yaml`, `Fig.1`, `v1.2`, `e.g`), which
+            then fails as path_not_found instead of passing for prose
+  footnote  ^N                                          e.g. [^1]: resolves like [1]
 A span REF may be anything with a letter in it (the three-part shape is distinctive enough); a
 line REF must look like a file (has "/" or an extension with a letter) or be a document id, so
 `[John 3:16]` or `[10:30]` stay prose. A bracket whose REF looks like a file but whose location
@@ -18,6 +23,7 @@ import re
 
 from monitor.models import CitationFormat
 from monitor.record import record
+from monitor.text import wordset
 
 MAX_RANGE = 100  # longest numeric range [a-b] expanded; longer ones are malformed
 
@@ -29,6 +35,13 @@ _EXT = re.compile(r"\.[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*$")
 _EXCERPT = re.compile(r"\s*excerpt\s*:\s*([\"“'])(.*)([\"”'])\s*", re.S)
 _IDENT = r"[A-Za-z_][A-Za-z0-9_-]*"
 _JSON_PATH = re.compile(rf"{_IDENT}(?:\.(?:{_IDENT}|\d+))+")
+_DATALESS_PATH = re.compile(r"[a-z][a-z_]+[A-Za-z0-9_]*(?:\.(?:[A-Za-z_][A-Za-z0-9_]+|\d+))+")
+# last keys that make a dotted word a file name or a host, not a path into data
+_NOT_LAST_KEYS = wordset(
+    "com org net edu gov io ai co uk de fr info dev app html htm php asp aspx pdf doc docx txt md "
+    "rst csv tsv json yaml yml xml toml ini cfg py js ts tsx jsx java go rs rb c h cpp hpp cs sh "
+    "sql png jpg jpeg gif svg zip gz tar log exe dll so"
+)
 
 
 @record
@@ -133,24 +146,42 @@ def _file(head: str, tail: str | None, doc_ids: frozenset[str]) -> Parsed | None
     )
 
 
+def _dataless_path(s: str) -> bool:
+    return _DATALESS_PATH.fullmatch(s) is not None and s.rsplit(".", 1)[1] not in _NOT_LAST_KEYS
+
+
 def classify(
-    content: str, *, doc_ids: frozenset[str], json_paths: bool, glued: bool
+    content: str,
+    *,
+    doc_ids: frozenset[str],
+    json_paths: bool,
+    glued: bool,
+    data_keys: frozenset[str] = frozenset(),
+    dataless_paths: bool = False,
 ) -> Parsed | None:
     """Parse bracket content; None means ordinary prose or code.
 
     `glued` (the bracket follows an identifier character, as in `a[i]`) keeps numeric and json
-    paths out, but not file citations: `grew[report.pdf:2:10-50]` is a citation, not code.
-    `json_paths` is False when the event has no data or the bracket is a markdown link text.
+    paths out, but not file citations (`grew[report.pdf:2:10-50]`) or footnotes (`fever[^1]`).
+    `json_paths` is False when the event has no data or the bracket is a markdown link text;
+    `data_keys` are the top-level keys of the event's data; `dataless_paths` is True when the
+    event has no data and the bracket is not link text.
     """
     s = content.strip()
     if not s:
         return None
     first = s[0]
+    if first == "^" and s[1:].isdigit() and s[1:].isascii() and len(s) <= 10:
+        return Parsed("numeric", None, None, (), (int(s[1:]),))  # a markdown footnote
     if first.isdigit() and "|" not in s and ":" not in s:
         return None if glued else _numeric(s)
     head, sep, tail = s.partition("|")
     if ":" in head or sep:
         return _file(head.strip(), tail if sep else None, doc_ids)
-    if not json_paths or glued or s in doc_ids or _JSON_PATH.fullmatch(s) is None:
+    if glued or s in doc_ids:
         return None
-    return Parsed("json_path", path=s)
+    if json_paths and (s in data_keys or _JSON_PATH.fullmatch(s) is not None):
+        return Parsed("json_path", path=s)
+    if dataless_paths and _dataless_path(s):
+        return Parsed("json_path", path=s)
+    return None

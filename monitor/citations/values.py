@@ -26,6 +26,8 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
+from monitor.contrast import NEGATION_RE
+from monitor.dates import date_stated, dates
 from monitor.record import record
 
 _NUMBER = re.compile(
@@ -139,7 +141,8 @@ def value_stated(
 
     Numbers: the first window that contains any number decides (any of its numbers may match),
     so a number stated in the citation's own clause is not overruled by an earlier sentence.
-    Strings: any window may match.
+    Strings: any window may match; a string that is a date (monitor/dates.py) is a date, and
+    the first window that states a date must state that one.
     """
     number = checkable_number(value)
     if number is not None:
@@ -149,5 +152,28 @@ def value_stated(
                 return any(number_matches(number, s, rel_tol) for s in shown)
         return False
     if isinstance(value, str):
+        wanted = dates(value) if len(value) <= 64 else []
+        if wanted:
+            # a date differs from another in one digit: fuzzy similarity calls them equal, so
+            # the first window that states a date decides, date by date
+            for window in windows:
+                found = dates(window, yearless=True)
+                if found:
+                    return all(date_stated(d, found) for d in wanted)
         return any(string_matches(value, w, min_similarity) for w in windows if w.strip())
     return None
+
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def flag_stated(path: str, value: bool, text: str) -> bool | None:
+    """A boolean at `path` against the claim `text`: None when the text does not name the flag
+    (the last key's words, `is_active` → "active"), else whether its polarity agrees ("is active"
+    for true, "is not active" for false)."""
+    key = path.rsplit(".", 1)[-1]
+    wanted = [w for w in _CAMEL.sub(" ", key).replace("_", " ").lower().split() if w != "is"]
+    said = set(re.findall(r"[a-z0-9]+", text.lower()))
+    if not wanted or not all(w in said for w in wanted):
+        return None
+    return (NEGATION_RE.search(text) is None) == value

@@ -55,7 +55,7 @@ def plan_judge_request(
         return None, NOT_SAMPLED
     if judge_full and reason != "canary":
         return None, Decision(False, "queue_full")
-    items = judge_items(verdict, max_evidence_chars)
+    items = judge_items(verdict, max_evidence_chars, event)
     request = build_request(event, verdict, items, reason, policy.batch_size, now)
     decision = sampler.admit(
         Candidate(event.event_id, event.app or "", len(items), request.est_tokens),

@@ -16,7 +16,9 @@ from monitor.judge.prompt import PROMPT_VERSION
 from monitor.judge.request import JudgeRequest
 
 
-def claim_entry(index: int, outcome: PairOutcome, cheap_verdict: str | None) -> dict[str, Any]:
+def claim_entry(
+    index: int, outcome: PairOutcome, cheap_verdict: str | None, cited: bool = True
+) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "index": index,
         "tier": "judge",
@@ -27,6 +29,8 @@ def claim_entry(index: int, outcome: PairOutcome, cheap_verdict: str | None) -> 
         "escalated": outcome.escalated,
         "cheap_verdict": cheap_verdict,
     }
+    if not cited:
+        entry["cited"] = False  # judged on the whole context: it moves no cited-claim count
     v = outcome.verdict
     if v is not None:
         entry.update(
@@ -55,7 +59,7 @@ def judge_record(
     judged_at: float,
 ) -> dict[str, Any]:
     claims = [
-        claim_entry(item.claim_index, o, item.cheap_verdict)
+        claim_entry(item.claim_index, o, item.cheap_verdict, item.cited)
         for item, o in zip(request.items, outcomes, strict=True)
     ]
     answer_part: dict[str, Any] | None = None

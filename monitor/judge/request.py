@@ -1,10 +1,13 @@
 """The `judge-requests` record: built by the check path from a checked answer, read by the judge
 agent. Pure and JSON-only so the topic carries plain dicts.
 
-Only claims with at least one valid citation are judged: an uncited claim or one whose citations
-are all invalid has no evidence to weigh and is already counted as unsupported. Evidence is the
-resolved text of the claim's valid citations; a long document is cut down to the passages that
-share the most words with the claim, in document order, within `max_evidence_chars`.
+Claims with at least one valid citation are judged on the resolved text of those citations; an
+uncited claim (given the event) on the whole retrieved context, every document and the event's
+data, as the cheap tier grounds it (monitor/grounding.py): a hallucination is what the context
+does not support. A claim whose citations are all invalid has no evidence to weigh and is
+already counted as unsupported; one past a cap (over_cap) is undecided and not judged. A long
+document is cut down to the passages that share the most words with the claim, in document
+order, within `max_evidence_chars` (split evenly between the texts).
 """
 
 from __future__ import annotations
@@ -16,9 +19,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from monitor.errors import JudgeError
+from monitor.grounding import context_texts
 from monitor.judge.prompt import Pair, estimate_pairs_tokens
 from monitor.models import AnswerEvent, CitationResult, ClaimResult, Verdict
 from monitor.record import record
+from monitor.scoring import is_over_cap
 
 REQUEST_VERSION = 1
 MAX_ANSWER_CHARS = 20_000
@@ -40,6 +45,7 @@ class Item:
     evidence: str
     cheap_verdict: str | None = None
     cheap_score: float | None = None
+    cited: bool = True  # False: an uncited claim judged on the whole context
 
     @property
     def pair(self) -> Pair:
@@ -78,6 +84,7 @@ class JudgeRequest:
                     "evidence": i.evidence,
                     "cheap_verdict": i.cheap_verdict,
                     "cheap_score": i.cheap_score,
+                    "cited": i.cited,
                 }
                 for i in self.items
             ],
@@ -128,10 +135,35 @@ def claim_text(
     return " ".join(text.split())
 
 
-def judge_items(verdict: Verdict, max_evidence_chars: int = 6_000) -> tuple[Item, ...]:
+def _context_item(result: ClaimResult, verdict: Verdict, texts: list[str], max_chars: int) -> Item:
+    claim = claim_text(result, verdict, {})
+    budget = max(200, max_chars // max(1, len(texts)))
+    return Item(
+        claim_index=result.claim.index,
+        claim=claim,
+        evidence="\n\n".join(select_evidence(t, claim, budget) for t in texts),
+        cheap_verdict=result.support.verdict,
+        cheap_score=result.support.score,
+        cited=False,
+    )
+
+
+def judge_items(
+    verdict: Verdict, max_evidence_chars: int = 6_000, event: AnswerEvent | None = None
+) -> tuple[Item, ...]:
+    """The claims to judge; uncited ones only when `event` (their context) is given."""
     by_index = {c.citation.index: c for c in verdict.citations}
     items = []
+    context: list[str] | None = None
     for result in verdict.claims:
+        if not result.claim.citation_indexes:
+            if event is None or is_over_cap(result):
+                continue
+            if context is None:
+                context = context_texts(event)
+            if context:
+                items.append(_context_item(result, verdict, context, max_evidence_chars))
+            continue
         valid = [
             by_index[i]
             for i in result.claim.citation_indexes
@@ -221,6 +253,7 @@ def parse_request(value: Mapping[str, Any] | Any) -> JudgeRequest:
                 evidence=_str(raw.get("evidence"), "evidence", False) or "",
                 cheap_verdict=_str(raw.get("cheap_verdict"), "cheap_verdict"),
                 cheap_score=float(score) if isinstance(score, int | float) else None,
+                cited=raw.get("cited", True) is not False,
             )
         )
     est = value.get("est_tokens", 0)

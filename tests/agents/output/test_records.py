@@ -23,7 +23,8 @@ from tests.agents.helpers import mixed_verdict, verdict
 def test_verdict_counts_follow_the_scoring_definitions() -> None:
     counts = verdict_counts(mixed_verdict())
     # cited: claims 0-3; decided: cited and not unverifiable → 0, 1, 3; supported: claim 0;
-    # unsupported: no valid citation (3: invalid only, 4: uncited) or not_supported (1).
+    # unsupported: cited with no valid citation (3: invalid only) or not_supported (1); the
+    # uncited claim 4 is unverifiable against the context: a coverage gap, not a hallucination.
     assert counts == {
         "events": 1,
         "citations": 3,
@@ -32,9 +33,9 @@ def test_verdict_counts_follow_the_scoring_definitions() -> None:
         "cited_claims": 4,
         "decided_claims": 3,
         "supported_claims": 1,
-        "unsupported_claims": 3,
+        "unsupported_claims": 2,
     }
-    assert verdict_vector(mixed_verdict()) == [1, 0, 3, 2, 5, 4, 3, 1, 3]
+    assert verdict_vector(mixed_verdict()) == [1, 0, 3, 2, 5, 4, 3, 1, 2]
 
 
 def test_verdict_counts_of_an_answer_without_citations_or_claims() -> None:
@@ -48,7 +49,7 @@ def test_a_batch_record_round_trips_through_json() -> None:
         score_entry(None, 11.0, 12.6, False, (1, 1)),
     ]
     record = json.loads(json.dumps(score_record("search", entries)))
-    assert record["events"][0] == ["e1", 10.0, 12.5, 1, [1, 0, 3, 2, 5, 4, 3, 1, 3]]
+    assert record["events"][0] == ["e1", 10.0, 12.5, 1, [1, 0, 3, 2, 5, 4, 3, 1, 2]]
     batch = parse_score_record(record)
     assert batch is not None and batch.app == "search" and batch.kind == "scores"
     first, reject = batch.entries
@@ -58,7 +59,7 @@ def test_a_batch_record_round_trips_through_json() -> None:
         12.5,
         True,
     )
-    assert vector_to_counts(first.vector)["unsupported_claims"] == 3
+    assert vector_to_counts(first.vector)["unsupported_claims"] == 2
     assert len(first.vector) == len(COUNT_FIELDS)
     assert reject.event_id is None and vector_to_counts(reject.vector)["rejected"] == 1
     assert event_ids(record) == ["e1"]

@@ -74,13 +74,17 @@ def test_a_checked_event_is_counted_scored_and_audited(processor: Any) -> None:
         labels(app="search", verdict="unverifiable", tier="rules"): 1,
     }
     # The numerators and denominators of support, hallucination and coverage (hand counts in
-    # helpers.mixed_verdict: 4 of 5 claims cited, 3 decided, 1 supported, 3 unsupported).
+    # helpers.mixed_verdict: 4 of 5 claims cited, 3 decided, 1 supported, 2 unsupported: the
+    # uncited claim is unverifiable against the documents, a coverage gap only).
     assert samples(m, "ragmon_claim_counts_total") == {
         labels(app="search", kind="claims"): 5,
         labels(app="search", kind="cited"): 4,
         labels(app="search", kind="decided"): 3,
         labels(app="search", kind="supported"): 1,
-        labels(app="search", kind="hallucinated"): 3,
+        labels(app="search", kind="hallucinated"): 2,
+    }
+    assert samples(m, "ragmon_uncited_claims_total") == {
+        labels(app="search", verdict="unverifiable"): 1
     }
     # Lag from the event's own timestamp (1700000000) to the processing clock (1010) is
     # negative here: clamped to 0 rather than exported as nonsense.
@@ -89,7 +93,7 @@ def test_a_checked_event_is_counted_scored_and_audited(processor: Any) -> None:
     ((key, record),) = capture.scores
     assert key == b"search" and record["app"] == "search" and record["kind"] == "scores"
     # id, event time, counted at, failed, counts (COUNT_FIELDS order, trailing zeros cut)
-    assert record["events"] == [["e1", 1700000000.0, 1010.0, 1, [1, 0, 3, 2, 5, 4, 3, 1, 3]]]
+    assert record["events"] == [["e1", 1700000000.0, 1010.0, 1, [1, 0, 3, 2, 5, 4, 3, 1, 2]]]
     assert record["fields"][:9] == [
         "events",
         "rejected",

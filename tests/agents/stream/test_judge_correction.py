@@ -39,6 +39,24 @@ def test_a_judge_verdict_replaces_the_cheap_one(
     assert judge_delta([claim(cheap, judged)]) == delta(judge_calls=1, **_nonzero(expected))
 
 
+@pytest.mark.parametrize(
+    ("cheap", "judged", "expected"),
+    [
+        # an uncited claim judged on the whole context is neither cited nor decided: only
+        # whether it is a hallucination can change
+        ("not_supported", "supported", delta(unsupported_claims=-1)),
+        ("partially_supported", "not_supported", delta(unsupported_claims=1)),
+        ("unverifiable", "supported", delta()),
+        ("not_supported", "not_supported", delta()),
+    ],
+)
+def test_a_judge_verdict_on_an_uncited_claim_moves_hallucination_only(
+    cheap: str, judged: str, expected: list[int]
+) -> None:
+    entry = {**claim(cheap, judged), "cited": False}
+    assert judge_delta([entry]) == delta(judge_calls=1, **_nonzero(expected))
+
+
 def _nonzero(vector: list[int]) -> dict[str, int]:
     return {k: v for k, v in vector_to_counts(vector).items() if v}
 

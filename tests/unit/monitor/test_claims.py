@@ -101,24 +101,34 @@ def test_non_claims_are_dropped_and_their_citations_attach_to_nothing() -> None:
         "See also the appendix for more [2].\n"
         "Note: figures are rounded to units [3].\n"
         "Did revenue grow in the last year [4]?\n"
-        "Too short [5].\n"
         "-\n"
         "```\nx = compute(a. b) and more words here.\n```\n"
-        "- Revenue grew by 5% in 2020 [6].\n"
-        "1. Costs fell in every region last year [7]."
+        "- Revenue grew by 5% in 2020 [5].\n"
+        "1. Costs fell in every region last year [6]."
     )
     assert claims_of(answer) == [
-        ("Revenue grew by 5% in 2020 [6].", (5,)),
-        ("Costs fell in every region last year [7].", (6,)),
+        ("Revenue grew by 5% in 2020 [5].", (4,)),
+        ("Costs fell in every region last year [6].", (5,)),
     ]
 
 
-def test_fragment_words_are_counted_without_citations() -> None:
-    # three words plus a citation: under min_claim_words = 4
-    assert claims_of("Revenue grew strongly [1][2][3].") == []
-    assert claims_of("Revenue grew very strongly [1].") == [
-        ("Revenue grew very strongly [1].", (0,))
+def test_a_cited_sentence_is_a_claim_whatever_its_length() -> None:
+    # three words and citations: a claim (issue 16: "Aspirin increases fever [1]." was dropped)
+    assert claims_of("Revenue grew strongly [1][2][3].") == [
+        ("Revenue grew strongly [1][2][3].", (0, 1, 2))
     ]
+    assert claims_of("Grew [1].") == [("Grew [1].", (0,))]
+    # a citation alone on a line asserts nothing
+    assert claims_of("[1]") == []
+
+
+def test_uncited_fragments_under_min_claim_words_are_not_claims() -> None:
+    assert claims_of("Revenue grew strongly. Costs fell in every region.") == [
+        ("Costs fell in every region.", ())
+    ]
+    two = CheckOptions(min_claim_words=2)
+    found = split_claims(AnswerEvent("e", "Revenue grew. Costs fell."), [], two)
+    assert [c.text for c in found] == ["Revenue grew.", "Costs fell."]
 
 
 def test_a_title_line_is_a_header_but_wrapped_lines_join() -> None:

@@ -82,9 +82,14 @@ def test_numeric_chain_is_two_citations_in_one_group() -> None:
     assert [(c.raw, c.number, c.group) for c in found] == [("[1]", 1, 0), ("[2]", 2, 0)]
 
 
-def test_json_paths_only_with_data() -> None:
+def test_json_paths_with_and_without_data() -> None:
+    # without data a path-shaped bracket is still a citation (it fails as path_not_found in
+    # resolve), never silently prose that leaves its claim uncited
     answer = "Premium $1,200 [quote.premium], price [items.0.price]."
-    assert raws(answer) == []
+    assert [(c.format, c.path) for c in cites(answer)] == [
+        ("json_path", "quote.premium"),
+        ("json_path", "items.0.price"),
+    ]
     found = cites(answer, data={"quote": {}})
     assert [(c.format, c.path) for c in found] == [
         ("json_path", "quote.premium"),
@@ -92,8 +97,10 @@ def test_json_paths_only_with_data() -> None:
     ]
 
 
-def test_single_identifier_is_not_a_json_path() -> None:
-    assert raws("see [quote] and [x]", data={"quote": 1}) == []
+def test_single_identifier_is_a_json_path_only_as_a_top_level_key() -> None:
+    assert raws("see [quote] and [x]", data={"quote": 1}) == ["[quote]"]
+    assert raws("see [quote] and [x]", data={"other": 1}) == []
+    assert raws("see [quote] and [x]") == []
 
 
 @pytest.mark.parametrize(

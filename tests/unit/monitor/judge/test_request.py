@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -18,6 +19,7 @@ from monitor.judge.request import (
     select_evidence,
 )
 from monitor.judge.schema import AnswerVerdict, PairVerdict
+from monitor.models import ClaimResult, Support
 from monitor.sampling import Sampler, SamplingPolicy
 from tests.unit.monitor.judge.helpers import DOC, event, verdict
 
@@ -31,6 +33,29 @@ def test_items_are_claims_with_valid_evidence_and_no_markers() -> None:
     assert (items[1].cheap_verdict, items[1].cheap_score) == ("not_supported", 0.2)
     # an invalid citation is no evidence: the claim is not sent
     assert [i.claim_index for i in judge_items(verdict(second_valid=False))] == [0]
+
+
+def test_uncited_claims_are_judged_on_the_whole_context() -> None:
+    # without the event there is no context: only cited claims
+    assert [i.claim_index for i in judge_items(verdict())] == [0, 1]
+    items = judge_items(verdict(), event=event(data={"quote": {"premium": 900}}))
+    assert [(i.claim_index, i.cited) for i in items] == [(0, True), (1, True), (2, False)]
+    uncited = items[2]
+    assert uncited.claim == "Nobody knows why."
+    assert uncited.evidence == DOC.text + "\n\nquote premium = 900"
+    assert (uncited.cheap_verdict, uncited.cheap_score) == ("not_supported", 0.0)
+    # the flag survives the topic and reaches the judge record
+    req = build_request(event(), verdict(), items, "base", now=1.0)
+    assert parse_request(json.loads(json.dumps(req.to_dict()))).items[2].cited is False
+
+
+def test_claims_over_a_cap_are_not_judged() -> None:
+    base = verdict()
+    over = ClaimResult(
+        base.claims[2].claim, Support("unverifiable", 0.5, "low", "rules", ("uncited", "over_cap"))
+    )
+    capped = replace(base, claims=(*base.claims[:2], over))
+    assert [i.claim_index for i in judge_items(capped, event=event())] == [0, 1]
 
 
 def test_long_evidence_keeps_the_passages_about_the_claim_in_order() -> None:
@@ -88,7 +113,8 @@ def test_plan_hashes_first_then_budgets() -> None:
     canary = event(gold_label="supported")
     req, d = plan_judge_request(canary, verdict(), sampler, now=5.0)
     assert req is not None and d.reason == "canary" and req.reason == "canary"
-    assert [i.claim_index for i in req.items] == [0, 1]
+    # the uncited claim 2 is judged too, on the event's documents
+    assert [(i.claim_index, i.cited) for i in req.items] == [(0, True), (1, True), (2, False)]
     req, d = plan_judge_request(event("ev-2", gold_label="supported"), verdict("ev-2"), sampler)
     assert req is None and d.reason == "budget_calls" and d.dropped
 

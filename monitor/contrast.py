@@ -1,0 +1,365 @@
+"""Meaning flips that word overlap cannot see: the cheap tier's confident mistakes.
+
+A claim can share every content word with its evidence and still say the opposite. Each check
+below compares the claim with the evidence sentence that shares most of its content words (its
+alignment) or, for figures and dates, with the whole evidence; a hit names its category and
+makes the claim not_supported (support.py):
+
+- negation: a negation cue (not, never, no longer, failed to, denied, n't, ...) on one side only,
+  in the aligned stretch of the evidence sentence (its first to last shared word, a few words of
+  lead-in included) or anywhere in the claim;
+- antonym: the claim's predicate word is absent from the aligned sentence, which holds its
+  opposite from a short list of pairs (increase/decrease, rise/fall, higher/lower, ...);
+- unit: a figure written with a unit (g/mg/kg, m/km, ml/l, s/min/h, thousand/million/billion,
+  percent vs percentage points) that the evidence writes with another unit of the same kind, and
+  never as the same quantity;
+- date: a calendar date of the claim that the evidence does not state although it states dates
+  (monitor/dates.py), day or month alike;
+- entity: a name of the claim missing from the evidence while the aligned sentence holds the
+  claim's other content words and a name the claim lacks ("Paris is the capital of Germany"
+  against "Paris is the capital of France").
+
+Cheap by construction: the support tier calls this only for claims it would otherwise call
+supported, partially supported or unverifiable; a claim found verbatim in its evidence (between
+sentence boundaries) is returned at once; each check starts with a precompiled look at the claim
+alone and reads the evidence only when the claim has something to compare (a unit, a date, a
+missing name). Evidence sentences are split and tokenised once per text (memoised).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from collections.abc import Sequence
+
+from monitor.dates import format_date, missing_dates
+from monitor.text import STEMS, STOPWORDS, wordset
+
+_TOKEN_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+# a sentence ends at [.!?] before white space (not inside "4.2" or "U.S.A") or at a line break
+_SENTENCE_RE = re.compile(r"(?:[^.!?\n]|[.!?](?!\s|$))+(?:[.!?]+|\n|$)")
+NEGATION_RE = re.compile(
+    r"\b(?:not|never|no|none|nobody|nothing|neither|nor|cannot|without|unable"
+    r"|den(?:y|ies|ied|ying)|fail(?:s|ed|ing)?\s+to|lack(?:s|ed|ing)?|unlikely|impossible"
+    r"|hardly|rarely|seldom|absent)\b|n['’]t\b",
+    re.I,
+)
+_NEGATION_HINT = re.compile(
+    r"\b(?:no|ne|cannot|without|un|den|fail|lack|impossible|hardly|rarely|seldom|absent)|n['’]t",
+    re.I,
+)
+LEAD_IN_WORDS = 3  # words before the first shared word that may still negate it ("did not X")
+MIN_ALIGNED = 0.5  # share of the claim's content words an aligned sentence must hold
+# ... and to read its polarity or predicate: a paraphrase that shares less may say the same thing
+# with other words ("might not" / "is unlikely to"), measured on ExpertQA dev's negated claims
+POLARITY_ALIGNED = 0.7
+
+# Opposites in the same relation; every form of a word of one side against every form of the
+# other. Forms are listed, not stemmed: "rose" and "fell" have no common stem with their verbs.
+_ANTONYM_PAIRS: tuple[tuple[str, str], ...] = (
+    ("increase increases increased increasing", "decrease decreases decreased decreasing"),
+    ("increase increases increased increasing", "reduce reduces reduced reducing"),
+    ("increase increases increased increasing", "lower lowers lowered lowering"),
+    ("rise rises rose risen rising", "fall falls fell fallen falling"),
+    ("rise rises rose risen rising", "decline declines declined declining"),
+    ("raise raises raised raising", "lower lowers lowered lowering"),
+    ("grow grows grew grown growing", "shrink shrinks shrank shrunk shrinking"),
+    ("gain gains gained gaining", "lose loses lost losing"),
+    ("win wins won winning", "lose loses lost losing"),
+    ("higher highest", "lower lowest"),
+    ("more", "less fewer"),
+    ("larger largest bigger biggest", "smaller smallest"),
+    ("maximum", "minimum"),
+    ("above", "below"),
+    ("before", "after"),
+    ("earlier", "later"),
+    ("accept accepts accepted accepting", "reject rejects rejected rejecting"),
+    ("approve approves approved approving", "reject rejects rejected rejecting"),
+    ("allow allows allowed allowing", "prohibit prohibits prohibited prohibiting"),
+    ("allow allows allowed allowing", "forbid forbids forbade forbidden forbidding"),
+    ("include includes included including", "exclude excludes excluded excluding"),
+    ("positive", "negative"),
+    ("success successful succeeded", "failure unsuccessful"),
+    ("improve improves improved improving", "worsen worsens worsened worsening"),
+    ("strengthen strengthens strengthened", "weaken weakens weakened"),
+    ("benefit benefits benefited beneficial", "harm harms harmed harmful"),
+    ("legal", "illegal"),
+    ("true", "false"),
+    ("alive", "dead"),
+    ("north northern", "south southern"),
+    ("east eastern", "west western"),
+    ("inhibit inhibits inhibited", "stimulate stimulates stimulated"),
+    ("activate activates activated", "inhibit inhibits inhibited"),
+    ("largest", "smallest"),
+    ("oldest", "youngest newest"),
+    ("first", "last"),
+)
+_OPPOSITES: dict[str, frozenset[str]] = {}
+for _a, _b in _ANTONYM_PAIRS:
+    for _x, _y in ((_a, _b), (_b, _a)):
+        for _w in _x.split():
+            _OPPOSITES[_w] = _OPPOSITES.get(_w, frozenset()) | frozenset(_y.split())
+
+# unit word → (kind, factor to the kind's base unit); percent and percentage points are two
+# kinds of one family (never the same quantity, but the one mistaken for the other)
+_UNITS: dict[str, tuple[str, float]] = {
+    "mg": ("mass", 1e-3),
+    "milligram": ("mass", 1e-3),
+    "milligrams": ("mass", 1e-3),
+    "g": ("mass", 1.0),
+    "gram": ("mass", 1.0),
+    "grams": ("mass", 1.0),
+    "kg": ("mass", 1e3),
+    "kilogram": ("mass", 1e3),
+    "kilograms": ("mass", 1e3),
+    "µg": ("mass", 1e-6),
+    "mcg": ("mass", 1e-6),
+    "microgram": ("mass", 1e-6),
+    "micrograms": ("mass", 1e-6),
+    "t": ("mass", 1e6),
+    "tonnes": ("mass", 1e6),
+    "tons": ("mass", 1e6),
+    "mm": ("length", 1e-3),
+    "millimetres": ("length", 1e-3),
+    "millimeters": ("length", 1e-3),
+    "cm": ("length", 1e-2),
+    "centimetres": ("length", 1e-2),
+    "centimeters": ("length", 1e-2),
+    "m": ("length", 1.0),
+    "metres": ("length", 1.0),
+    "meters": ("length", 1.0),
+    "km": ("length", 1e3),
+    "kilometres": ("length", 1e3),
+    "kilometers": ("length", 1e3),
+    "ml": ("volume", 1e-3),
+    "millilitres": ("volume", 1e-3),
+    "milliliters": ("volume", 1e-3),
+    "l": ("volume", 1.0),
+    "litres": ("volume", 1.0),
+    "liters": ("volume", 1.0),
+    "ms": ("time", 1e-3),
+    "milliseconds": ("time", 1e-3),
+    "s": ("time", 1.0),
+    "seconds": ("time", 1.0),
+    "min": ("time", 60.0),
+    "minutes": ("time", 60.0),
+    "h": ("time", 3600.0),
+    "hours": ("time", 3600.0),
+    "thousand": ("scale", 1e3),
+    "k": ("scale", 1e3),
+    "million": ("scale", 1e6),
+    "millions": ("scale", 1e6),
+    "mn": ("scale", 1e6),
+    "billion": ("scale", 1e9),
+    "billions": ("scale", 1e9),
+    "bn": ("scale", 1e9),
+    "trillion": ("scale", 1e12),
+    "%": ("percent", 1.0),
+    "percent": ("percent", 1.0),
+    "per cent": ("percent", 1.0),
+    "percentage points": ("points", 1.0),
+    "percentage point": ("points", 1.0),
+    "pp": ("points", 1.0),
+}
+_FAMILY = {"percent": "share", "points": "share"}
+_UNIT_ALT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
+_QUANTITY_RE = re.compile(
+    r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s?(" + _UNIT_ALT + r")(?![\w])", re.I
+)
+# a capitalised word after the first (the first may just open the sentence)
+_NAME_RE = re.compile(r"(?<=[\s(\"“'])([A-Z][a-z]+(?:[-'][A-Za-z]+)*)")
+
+
+_CALENDAR = wordset(
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday"
+)
+
+
+class _Sentence:
+    """One evidence sentence: its text, word tokens with their offsets, and lower-cased words."""
+
+    __slots__ = ("spans", "stems", "text", "tokens")
+
+    def __init__(self, text: str) -> None:
+        self.text = text = text.strip()
+        found = [(m.group(0).lower(), m.start(), m.end()) for m in _TOKEN_RE.finditer(text)]
+        self.tokens = [t for t, _, _ in found]
+        self.spans = [(s, e) for _, s, e in found]
+        self.stems = [STEMS[t] for t in self.tokens]
+
+
+_SENTENCES_MAX = 512
+_sentences: OrderedDict[str, list[_Sentence]] = OrderedDict()
+
+
+def _split(text: str) -> list[_Sentence]:
+    found = _sentences.get(text)
+    if found is not None:
+        _sentences.move_to_end(text)
+        return found
+    out = [_Sentence(m.group(0)) for m in _SENTENCE_RE.finditer(text) if m.group(0).strip()]
+    if len(text) <= 200_000:
+        _sentences[text] = out
+        if len(_sentences) > _SENTENCES_MAX:
+            _sentences.popitem(last=False)
+    return out
+
+
+def verbatim(claim: str, evidence: str) -> bool:
+    """The claim (end punctuation and spacing aside) is a whole sentence or clause run of the
+    evidence: between the evidence's start or a sentence end and a sentence end or its end."""
+    core = " ".join(claim.split()).rstrip(" .!?;:")
+    if len(core) < 2:
+        return False
+    start = evidence.find(core)
+    while start >= 0:
+        before = evidence[:start].rstrip()
+        end = start + len(core)
+        after = evidence[end : end + 1]
+        if (not before or before[-1] in ".!?\n:;") and (not after or after in ".!?;\n"):
+            return True
+        start = evidence.find(core, start + 1)
+    return False
+
+
+def _align(
+    claim_stems: frozenset[str], texts: Sequence[str]
+) -> tuple[_Sentence, list[int], float] | None:
+    """The evidence sentence sharing most of the claim's content stems, the positions of the
+    shared tokens in it and the share of the claim's stems it holds; None when no sentence holds
+    at least MIN_ALIGNED of them."""
+    best: tuple[_Sentence, list[int]] | None = None
+    best_n = 0
+    for text in texts:
+        for sentence in _split(text):
+            hits = [i for i, s in enumerate(sentence.stems) if s and s in claim_stems]
+            n = len({sentence.stems[i] for i in hits})
+            if n > best_n:
+                best, best_n = (sentence, hits), n
+    if best is None or best_n < MIN_ALIGNED * len(claim_stems):
+        return None
+    return best[0], best[1], best_n / len(claim_stems)
+
+
+def _negated_region(sentence: _Sentence, hits: list[int]) -> bool:
+    first = max(0, hits[0] - LEAD_IN_WORDS)
+    start = sentence.spans[first][0]
+    end = sentence.spans[hits[-1]][1]
+    # the cue may follow the last shared word's auxiliary: "X was not" ... keep one word more
+    if hits[-1] + 1 < len(sentence.spans):
+        end = sentence.spans[hits[-1] + 1][1]
+    return NEGATION_RE.search(sentence.text, start, end) is not None
+
+
+def _antonym(claim_tokens: list[str], sentence: _Sentence) -> str | None:
+    there = set(sentence.tokens)
+    mine = set(claim_tokens)
+    for word in claim_tokens:
+        opposites = _OPPOSITES.get(word)
+        if opposites is None or word in there:
+            continue
+        hit = opposites & there
+        if hit and hit.isdisjoint(mine):
+            return f"{word}/{min(hit)}"
+    return None
+
+
+def _quantities(text: str) -> list[tuple[float, str, str]]:
+    """(number as written, kind, unit) of each figure written with a unit."""
+    out = []
+    for m in _QUANTITY_RE.finditer(text):
+        unit = " ".join(m.group(3).lower().split())
+        kind = _UNITS.get(unit)
+        if kind is None:
+            continue
+        out.append((float(m.group(1).replace(",", "") + (m.group(2) or "")), kind[0], unit))
+    return out
+
+
+def _unit_mismatch(claim: str, texts: Sequence[str]) -> str | None:
+    wanted = _quantities(claim)
+    if not wanted:
+        return None
+    found = [q for text in texts for q in _quantities(text)]
+    for number, kind, unit in wanted:
+        family = _FAMILY.get(kind, kind)
+        amount = number * _UNITS[unit][1]
+        same = False
+        other: str | None = None
+        for n2, k2, u2 in found:
+            if _FAMILY.get(k2, k2) != family:
+                continue
+            if k2 == kind and abs(n2 * _UNITS[u2][1] - amount) <= 1e-9 * max(1.0, abs(amount)):
+                same = True
+                break
+            if abs(n2 - number) <= 1e-9 * max(1.0, abs(number)):
+                other = u2
+        if not same and other is not None:
+            return f"{_show(number)} {unit} vs {other}"
+    return None
+
+
+def _show(number: float) -> str:
+    return str(int(number)) if number.is_integer() else str(number)
+
+
+def _names(text: str) -> set[str]:
+    """Capitalised words after the first; month and day names are dates, not entities."""
+    return {m.group(1).lower() for m in _NAME_RE.finditer(text)} - _CALENDAR
+
+
+def _entity_swap(
+    claim: str, claim_tokens: list[str], sentence: _Sentence, lowered: str
+) -> str | None:
+    missing = [n for n in _names(claim.strip()) if n not in lowered]
+    if not missing:
+        return None
+    others = {STEMS[t] for t in claim_tokens if t not in missing} - {""}
+    there = set(sentence.stems)
+    if others - there:
+        return None  # the sentence does not state the rest of the claim: not a swap, a gap
+    mine = set(claim_tokens)
+    if any(n not in mine for n in _names(sentence.text)):
+        return missing[0]
+    return None
+
+
+def contrasts(claim: str, texts: Sequence[str], names_missing: bool) -> tuple[str, ...]:
+    """Reasons (`negation_mismatch`, `antonym:a/b`, `unit_mismatch:...`, `date_mismatch:...`,
+    `entity_swap:name`) why the evidence contradicts the claim; empty when none is seen."""
+    if not texts or any(verbatim(claim, t) for t in texts):
+        return ()
+    out: list[str] = []
+    digits = any(c.isdigit() for c in claim)  # units and dates are written with digits
+    if digits:
+        unit = _unit_mismatch(claim, texts)
+        if unit is not None:
+            out.append(f"unit_mismatch:{unit}")
+    tokens = [m.group(0).lower() for m in _TOKEN_RE.finditer(claim)]
+    stems = frozenset(STEMS[t] for t in tokens if t not in STOPWORDS) - {""}
+    aligned = _align(stems, texts) if stems else None
+    if aligned is None:
+        return tuple(out)
+    sentence, hits, share = aligned
+    if digits:
+        missing = missing_dates(claim, sentence.text)
+        if missing:
+            out.append(f"date_mismatch:{format_date(missing[0])}")
+    if share >= POLARITY_ALIGNED:
+        claim_negated = _NEGATION_HINT.search(claim) is not None and (
+            NEGATION_RE.search(claim) is not None
+        )
+        if claim_negated != _negated_region(sentence, hits):
+            out.append("negation_mismatch")
+    # the claim's predicate is by definition not in the sentence: the rest must be
+    if share * len(stems) >= POLARITY_ALIGNED * (len(stems) - 1):
+        opposite = _antonym(tokens, sentence)
+        if opposite is not None:
+            out.append(f"antonym:{opposite}")
+    if names_missing:
+        lowered = " ".join(t.lower() for t in texts)
+        swapped = _entity_swap(claim, tokens, sentence, lowered)
+        if swapped is not None:
+            out.append(f"entity_swap:{swapped}")
+    return tuple(out)

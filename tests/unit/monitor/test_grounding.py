@@ -1,0 +1,106 @@
+"""Uncited claims against the retrieved context (issue 16): coverage first, hallucination only
+when no document supports them."""
+
+from __future__ import annotations
+
+import pytest
+
+from monitor.check import check_event
+from monitor.grounding import context_texts, render_data
+from monitor.models import AnswerEvent, Document
+from monitor.options import CheckOptions
+
+DOCS = (
+    Document("a", "The reservoir held 40 million cubic metres in May. Inflows fell in June."),
+    Document("b", "Rainfall in the basin doubled during the spring of 2021."),
+)
+
+
+def run(answer: str, options: CheckOptions | None = None, **kw: object) -> tuple[list, object]:
+    event = AnswerEvent("e", answer, documents=kw.get("documents", DOCS), data=kw.get("data"))  # type: ignore[arg-type]
+    verdict = check_event(event, options or CheckOptions())
+    return [(c.support.verdict, c.support.reasons) for c in verdict.claims], verdict.scores
+
+
+def test_a_grounded_uncited_answer_is_a_coverage_gap_not_a_hallucination() -> None:
+    # no inline citations at all, as many RAG systems write: both sentences are in the documents
+    claims, scores = run(
+        "Rainfall in the basin doubled during the spring of 2021. "
+        "The reservoir held 40 million cubic metres in May."
+    )
+    assert claims == [("supported", ("uncited", "verbatim_in_context"))] * 2
+    assert (scores.coverage, scores.hallucination_rate) == (0.0, 0.0)  # type: ignore[attr-defined]
+
+
+def test_an_uncited_claim_no_document_supports_is_a_hallucination() -> None:
+    claims, scores = run(
+        "Rainfall in the basin doubled during the spring of 2021. "
+        "The city council approved a new stadium near the harbour."
+    )
+    assert claims[0][0] == "supported"
+    verdict, reasons = claims[1]
+    assert verdict == "not_supported" and reasons[0] == "uncited"
+    assert (scores.coverage, scores.hallucination_rate) == (0.0, 0.5)  # type: ignore[attr-defined]
+
+
+def test_an_uncited_paraphrase_is_scored_against_its_best_document() -> None:
+    (claim,), _ = run("During spring 2021 the basin saw its rainfall double.")
+    verdict, reasons = claim
+    assert reasons[0] == "uncited" and verdict != "not_supported"
+
+
+def test_an_uncited_claim_that_flips_a_document_is_not_supported() -> None:
+    (claim,), scores = run("Rainfall in the basin never doubled during the spring of 2021.")
+    assert claim == (
+        "not_supported",
+        # "never" is a content word the document lacks: 4 of 5 terms, 3 of 5 bigrams
+        ("uncited", "term_coverage=0.80", "phrase_overlap=0.60", "negation_mismatch"),
+    )
+    assert scores.hallucination_rate == 1.0  # type: ignore[attr-defined]
+
+
+def test_without_context_an_uncited_claim_is_not_supported() -> None:
+    (claim,), _ = run("Rainfall in the basin doubled during the spring of 2021.", documents=())
+    assert claim == ("not_supported", ("uncited", "no_context"))
+
+
+def test_data_is_context_too() -> None:
+    data = {"quote": {"premium": 300, "holder_name": "Dana Reyes"}, "items": [{"price": 12}]}
+    assert render_data(data) == (
+        "quote premium = 300\nquote holder name = Dana Reyes\nitems price = 12"
+    )
+    event = AnswerEvent("e", "", data=data, documents=(Document("d", "x"),))
+    assert context_texts(event) == ["x", render_data(data)]
+    (claim,), _ = run("The quote premium is 300 for this holder.", documents=(), data=data)
+    assert claim[0] != "not_supported" and claim[1][0] == "uncited"
+
+
+def test_grounding_is_capped_and_the_rest_is_undecided() -> None:
+    answer = " ".join(f"The city approved stadium number {i} near the harbour." for i in range(5))
+    claims, scores = run(answer, CheckOptions(max_grounded_claims=2))
+    assert [c[1][-1] for c in claims[2:]] == ["over_cap"] * 3
+    assert all(v == "unverifiable" for v, _ in claims[2:])
+    # the undecided claims are left out of the rates: 2 of 2 decided claims hallucinated
+    assert (scores.coverage, scores.hallucination_rate) == (0.0, 1.0)  # type: ignore[attr-defined]
+
+
+def test_claims_past_the_citation_cap_are_undecided_not_uncited() -> None:
+    docs = (Document("1", "Rainfall in the basin doubled during the spring of 2021."),)
+    answer = " ".join(["Rainfall in the basin doubled during the spring of 2021 [1]."] * 5)
+    claims, scores = run(answer, CheckOptions(max_citations=2), documents=docs)
+    assert [v for v, _ in claims] == ["supported"] * 2 + ["unverifiable"] * 3
+    assert {r for _, r in claims[2:]} == {("uncited", "over_cap")}
+    assert (scores.coverage, scores.hallucination_rate) == (1.0, 0.0)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("words", [1, 2, 3])
+def test_short_cited_sentences_are_claims_and_are_checked(words: int) -> None:
+    docs = (Document("1", "Aspirin reduces fever."),)
+    text = " ".join(["Aspirin", "increases", "fever"][:words])
+    claims, _ = run(f"{text} [1].", documents=docs)
+    assert len(claims) == 1
+    if words == 3:
+        assert claims[0] == (
+            "not_supported",
+            ("term_coverage=0.67", "phrase_overlap=0.00", "antonym:increases/reduces"),
+        )
