@@ -14,16 +14,16 @@ from monitor.judge.schema import (
     ANSWER_REPLY_SCHEMA,
     BATCH_REPLY_SCHEMA,
     ReplyInvalid,
+    is_placeholder,
     parse_answer_reply,
     parse_batch_reply,
-    response_format,
 )
 
 
 def item(cid: int = 1, **over: Any) -> dict[str, Any]:
     base = {
         "claim_id": cid,
-        "reasoning": "r",
+        "reasoning": "The evidence states it.",
         "judgement": "ENTAILMENT",
         "supports": True,
         "score": 0.9,
@@ -92,7 +92,7 @@ def test_anything_but_the_schema_is_rejected(name: str) -> None:
 
 def test_answer_reply() -> None:
     good = {
-        "reasoning": "r",
+        "reasoning": "Agrees on one point.",
         "alignment": "PARTIALLY_CORRECT",
         "correctness_score": 0.5,
         "interpretability_score": 0.75,
@@ -159,10 +159,54 @@ def test_the_schemas_are_valid_json_schema() -> None:
     jsonschema.Draft202012Validator.check_schema(ANSWER_REPLY_SCHEMA)
 
 
-def test_response_format_kinds() -> None:
-    fmt = response_format("json_schema", BATCH_REPLY_SCHEMA, "judge_batch")
-    assert fmt is not None and fmt["type"] == "json_schema"
-    sent = json.dumps(fmt)
-    assert '"strict": true' in sent and "maximum" not in sent and "$schema" not in sent
-    assert response_format("json_object", BATCH_REPLY_SCHEMA, "x") == {"type": "json_object"}
-    assert response_format("none", BATCH_REPLY_SCHEMA, "x") is None
+KINDS = {
+    "": "empty",
+    "Sure! " + reply(item()): "not_json",
+    '{"verdicts": [{"claim_id": 1, "supports": tru': "not_json",
+    reply(item(score=1.5)): "score_out_of_range",
+    reply(item(score=-0.01)): "score_out_of_range",
+    reply(item(3)): "unknown_claim_id",
+    reply(item(1), item(1)): "unknown_claim_id",
+    reply(item(judgement="NEUTRAL", supports=True)): "inconsistent_judgement",
+    reply(item(judgement="SUPPORTED")): "off_schema",
+    reply(item(reasoning="...")): "echoed_example",
+    reply(item(reasoning="<one or two sentences of your own>")): "echoed_example",
+    reply(item(reasoning="one or two sentences of your own")): "echoed_example",
+}
+
+
+@pytest.mark.parametrize("text", sorted(KINDS))
+def test_each_rejection_names_its_reason(text: str) -> None:
+    with pytest.raises(ReplyInvalid) as caught:
+        parse_batch_reply(text, (1,))
+    assert caught.value.kind == KINDS[text]
+
+
+def test_the_prompt_example_echoed_back_is_not_a_verdict() -> None:
+    """What SmolLM2 did under a grammar: the template copied with its values filled in."""
+    from monitor.judge.prompt import BATCH_SYSTEM
+
+    template = BATCH_SYSTEM.split("Reply format (replace every <...> with your own value):\n")[1]
+    reasoning = template.split('"reasoning": "')[1].split('"')[0]
+    echoed = reply(item(reasoning=reasoning, score=0.95))
+    with pytest.raises(ReplyInvalid) as caught:
+        parse_batch_reply(echoed, (1,))
+    assert caught.value.kind == "echoed_example"
+
+
+@pytest.mark.parametrize(
+    ("text", "placeholder"),
+    [
+        ("...", True),
+        ("…", True),
+        ("  - ", True),
+        ("N/A", True),
+        ("12.5", True),
+        ("<two or three sentences of your own>", True),
+        ("No.", False),
+        ("The evidence gives 900, not 1200.", False),
+        ("Die Quelle nennt 900.", False),
+    ],
+)
+def test_placeholder_reasoning(text: str, placeholder: bool) -> None:
+    assert is_placeholder(text) is placeholder
