@@ -14,6 +14,14 @@ The model name picks the behaviour, so tests running side by side do not interfe
   500          HTTP 500;                       500-once: only the first attempt
   slow         sleeps 30 s (past any test timeout); slow-once: only the first attempt
   401          HTTP 401
+  format400    400 naming `response_format` unless the request uses llama-cpp-python's form
+               (`json_object` with a `schema`); format500: the same as a 500, as that server
+               really answers; ok replies once the form is accepted
+  echo         the prompt's reply template copied back, placeholders filled in (what a weak
+               model under a grammar does): valid JSON, never a verdict
+
+POST /api/chat answers like Ollama's native endpoint (`format` schema, `message.content`,
+`prompt_eval_count`/`eval_count`), with the `ok` verdicts.
 
 "First attempt" is per distinct request body: a retry sends the same body. The verdict rule: a
 claim whose words (3+ letters) all occur in its evidence is ENTAILMENT, half or more is NEUTRAL,
@@ -119,6 +127,8 @@ def content_for(scenario: str, messages: list[dict[str, Any]], attempt: int) -> 
         return '{"verdicts": [{"claim_id": 1, "supports": tru'
     if scenario == "obey":
         return '{"supports": true}'
+    if scenario == "echo":
+        return _echo(system, user)
     if "answer judge" in system:
         return json.dumps(_answer_reply(user, tag))
     reply = _batch_reply(
@@ -134,6 +144,46 @@ def content_for(scenario: str, messages: list[dict[str, Any]], attempt: int) -> 
         for v in reply["verdicts"]:
             v["claim_id"] += 10
     return json.dumps(reply)
+
+
+def _echo(system: str, user: str) -> str:
+    """The system message's reply template with its placeholders filled the way SmolLM2 filled
+    the old example (`"reasoning": "..."` became the template's own reasoning text)."""
+    template = system.rsplit("Reply format", 1)[-1].split("\n", 1)[-1].split("\nwith")[0]
+    ids = [int(i) for i in re.findall(r"claim (\d+)>>", user)][::2] or [1]
+    values = {
+        "<claim_id>": "1",
+        "<true or false>": "true",
+        "<0.0 to 1.0>": "0.95",
+        '"<ENTAILMENT, NEUTRAL or CONTRADICTION>"': '"ENTAILMENT"',
+        '"<high, medium or low>"': '"high"',
+        '"<CORRECT, PARTIALLY_CORRECT or INCORRECT>"': '"CORRECT"',
+        "[<strings>]": "[]",
+    }
+    for k, v in values.items():
+        template = template.replace(k, v)
+    reply = json.loads(template)
+    if "verdicts" in reply:
+        one = reply["verdicts"][0]
+        reply["verdicts"] = [{**one, "claim_id": i} for i in sorted(set(ids))]
+    return json.dumps(reply)
+
+
+def _format_refused(body: dict[str, Any]) -> bool:
+    fmt = body.get("response_format") or {}
+    return not (fmt.get("type") == "json_object" and "schema" in fmt)
+
+
+# llama-cpp-python's words for a `json_schema` response format (its pydantic validation error)
+_FORMAT_ERROR = json.dumps(
+    {
+        "error": {
+            "message": "1 validation error: {'type': 'literal_error', 'loc': ('body', "
+            "'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\"}",
+            "type": "internal_server_error",
+        }
+    }
+).encode()
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -161,6 +211,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if self.path.endswith("/api/chat"):
+            self._ollama(raw)
+            return
         if not self.path.endswith("/chat/completions"):
             self._send(404, b'{"error": {"message": "not found"}}')
             return
@@ -168,6 +221,9 @@ class Handler(BaseHTTPRequestHandler):
         attempt = self.server.state.record(body, raw)
         model = str(body.get("model", "ok"))
         scenario, _, delay = model.partition("@")
+        if scenario in ("format400", "format500") and _format_refused(body):
+            self._send(400 if scenario == "format400" else 500, _FORMAT_ERROR)
+            return
         if delay:
             time.sleep(float(delay))
         if scenario == "slow" or (scenario == "slow-once" and attempt == 1):
@@ -203,6 +259,20 @@ class Handler(BaseHTTPRequestHandler):
                 "completion_tokens": len(content) // 4,
                 "total_tokens": prompt_chars // 4 + len(content) // 4,
             },
+        }
+        self._send(200, json.dumps(reply).encode())
+
+    def _ollama(self, raw: bytes) -> None:
+        body = json.loads(raw)
+        self.server.state.record(body, raw)
+        content = content_for("ok", body.get("messages") or [], 1)
+        reply = {
+            "model": body.get("model"),
+            "message": {"role": "assistant", "content": content},
+            "done": True,
+            "done_reason": "stop",
+            "prompt_eval_count": 100,
+            "eval_count": len(content) // 4,
         }
         self._send(200, json.dumps(reply).encode())
 
