@@ -22,6 +22,7 @@ from typing import Any
 from prometheus_client import CollectorRegistry
 
 from agents.judging.agent import MetricsObserver
+from agents.telemetry.logs import configure_logging
 from agents.telemetry.metrics import Metrics, build_metrics
 from monitor.judge.client import AnswerOutcome, JudgeClient
 from monitor.judge.config import JudgeConfig
@@ -141,6 +142,8 @@ def judge_eval(
     checked: Checked, settings: Any, *, client: JudgeClient | None = None
 ) -> JudgeEvalResult:
     """Judge every event (blocking); budgets from the settings still apply."""
+    # the judge's warnings (a server's error text) go to stderr: stdout carries `--json`
+    configure_logging(settings.log_level, settings.log_format)
     metrics = build_metrics(CollectorRegistry())
     config = JudgeConfig.from_settings(settings)
     result = JudgeEvalResult(metrics=metrics, url=config.base_url or "https://api.openai.com/v1")

@@ -17,8 +17,9 @@ The model name picks the behaviour, so tests running side by side do not interfe
   format400    400 naming `response_format` unless the request uses llama-cpp-python's form
                (`json_object` with a `schema`); format500: the same as a 500, as that server
                really answers; ok replies once the form is accepted
-  echo         the prompt's reply template copied back, placeholders filled in (what a weak
-               model under a grammar does): valid JSON, never a verdict
+  echo         the old prompt's example reply copied back (`"reasoning": "..."`, score 0.95),
+               as SmolLM2 did; echo-rules: a sentence of the instructions as the reasoning.
+               Valid JSON of the schema's shape, never a verdict
 
 POST /api/chat answers like Ollama's native endpoint (`format` schema, `message.content`,
 `prompt_eval_count`/`eval_count`), with the `ok` verdicts.
@@ -127,8 +128,8 @@ def content_for(scenario: str, messages: list[dict[str, Any]], attempt: int) -> 
         return '{"verdicts": [{"claim_id": 1, "supports": tru'
     if scenario == "obey":
         return '{"supports": true}'
-    if scenario == "echo":
-        return _echo(system, user)
+    if scenario in ("echo", "echo-rules"):
+        return _echo(scenario, system, user)
     if "answer judge" in system:
         return json.dumps(_answer_reply(user, tag))
     reply = _batch_reply(
@@ -146,27 +147,33 @@ def content_for(scenario: str, messages: list[dict[str, Any]], attempt: int) -> 
     return json.dumps(reply)
 
 
-def _echo(system: str, user: str) -> str:
-    """The system message's reply template with its placeholders filled the way SmolLM2 filled
-    the old example (`"reasoning": "..."` became the template's own reasoning text)."""
-    template = system.rsplit("Reply format", 1)[-1].split("\n", 1)[-1].split("\nwith")[0]
-    ids = [int(i) for i in re.findall(r"claim (\d+)>>", user)][::2] or [1]
-    values = {
-        "<claim_id>": "1",
-        "<true or false>": "true",
-        "<0.0 to 1.0>": "0.95",
-        '"<ENTAILMENT, NEUTRAL or CONTRADICTION>"': '"ENTAILMENT"',
-        '"<high, medium or low>"': '"high"',
-        '"<CORRECT, PARTIALLY_CORRECT or INCORRECT>"': '"CORRECT"',
-        "[<strings>]": "[]",
+def _echo(scenario: str, system: str, user: str) -> str:
+    """What a weak model under a grammar sends back: the example reply of the old prompt word for
+    word (`echo`, as SmolLM2 did: reasoning "...", score 0.95), or a sentence of the instructions
+    as its reasoning (`echo-rules`). Valid JSON of the right shape, never a verdict."""
+    reasoning = "..."
+    if scenario == "echo-rules":
+        line = next(x for x in system.splitlines() if x.startswith("- reasoning: "))
+        reasoning = line.removeprefix("- reasoning: ")
+    if "answer judge" in system:
+        return json.dumps(
+            {
+                "reasoning": reasoning,
+                "alignment": "CORRECT",
+                "correctness_score": 0.9,
+                "interpretability_score": 0.8,
+                "missing_information": [],
+            }
+        )
+    ids = sorted({int(i) for i in re.findall(r"begin claim (\d+)>>", user)}) or [1]
+    one = {
+        "reasoning": reasoning,
+        "judgement": "ENTAILMENT",
+        "supports": True,
+        "score": 0.95,
+        "confidence": "high",
     }
-    for k, v in values.items():
-        template = template.replace(k, v)
-    reply = json.loads(template)
-    if "verdicts" in reply:
-        one = reply["verdicts"][0]
-        reply["verdicts"] = [{**one, "claim_id": i} for i in sorted(set(ids))]
-    return json.dumps(reply)
+    return json.dumps({"verdicts": [{"claim_id": i, **one} for i in ids]})
 
 
 def _format_refused(body: dict[str, Any]) -> bool:

@@ -175,7 +175,7 @@ class JudgeClient:
             verdicts = await self._logical_call(
                 model,
                 prompt.as_list(),
-                lambda text: parse_batch_reply(text, prompt.claim_ids),
+                lambda text: parse_batch_reply(text, prompt.claim_ids, prompt.instructions),
                 estimate_pairs_tokens(chunk),
                 lambda form: formats.batch_schema(form, prompt.claim_ids),
                 ("judge_batch", reply_token_cap(len(chunk), self.config.max_output_tokens)),
@@ -206,7 +206,7 @@ class JudgeClient:
             verdict = await self._logical_call(
                 model,
                 prompt.as_list(),
-                parse_answer_reply,
+                lambda text: parse_answer_reply(text, prompt.instructions),
                 estimate,
                 formats.answer_schema,
                 ("judge_answer", reply_token_cap(2, self.config.max_output_tokens)),

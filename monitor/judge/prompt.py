@@ -12,9 +12,10 @@ computation of a prompt's longest common prefix, so the fixed instructions are p
 instead of on every call. The tag is stated on the first line of the user message, before any
 data, and the rules say only that line names it; a text still cannot know it.
 
-The reply template shows placeholders, not a plausible verdict: a weak model copies the example
-it is shown, and a copied placeholder is rejected (schema.is_placeholder) instead of becoming a
-"supported" verdict.
+The reply format is described in words, with no example reply: a weak model copies the example
+it is shown (SmolLM2-135M returned the old example, `"reasoning": "..."` and score 0.95, for
+every claim), and a placeholder in a template is copied just the same. Reasoning copied from
+these instructions is rejected (schema.is_placeholder) instead of becoming a verdict.
 """
 
 from __future__ import annotations
@@ -23,8 +24,6 @@ import secrets
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
-
-from monitor.judge.schema import PLACEHOLDER_REASONING
 
 PROMPT_VERSION = "ragmon-judge-v2"
 ANSWER_PROMPT_VERSION = "ragmon-answer-v2"
@@ -49,6 +48,11 @@ class Prompt:
 
     def as_list(self) -> list[dict[str, Any]]:
         return [dict(m) for m in self.messages]
+
+    @property
+    def instructions(self) -> str:
+        """The system message (no data in it): what a reply's reasoning must not copy."""
+        return self.messages[0]["content"]
 
 
 def new_tag(texts: Iterable[str], token: Callable[[int], str] = secrets.token_hex) -> str:
@@ -92,11 +96,9 @@ contradicts the claim, is unrelated, or lacks the information.
 - score: support strength from 0.0 (none) to 1.0 (complete).
 - confidence: "high", "medium" or "low".
 
-Reply format (replace every <...> with your own value):
-{{"verdicts": [{{"claim_id": <claim_id>, "reasoning": "{reasoning}", "judgement": \
-"<ENTAILMENT, NEUTRAL or CONTRADICTION>", "supports": <true or false>, "score": <0.0 to 1.0>, \
-"confidence": "<high, medium or low>"}}]}}
-with exactly one entry for every claim_id listed in the request."""
+Reply format: one JSON object whose only key is "verdicts", a list with exactly one object per \
+claim_id listed in the request. Each object has the keys claim_id, reasoning, judgement, \
+supports, score and confidence, in that order, with the values described above."""
 
 _ANSWER_SYSTEM = """\
 You are a strict answer judge ({version}). You get a QUESTION, an AI-generated ANSWER with inline \
@@ -114,18 +116,13 @@ PARTIALLY_CORRECT if it agrees only on some, INCORRECT otherwise.
 citations (each factual statement carries a specific citation).
 - missing_information: key points of the reference that the answer lacks (may be empty).
 
-Reply format (replace every <...> with your own value):
-{{"reasoning": "{reasoning}", "alignment": "<CORRECT, PARTIALLY_CORRECT or INCORRECT>", \
-"correctness_score": <0.0 to 1.0>, "interpretability_score": <0.0 to 1.0>, \
-"missing_information": [<strings>]}}"""
+Reply format: one JSON object with the keys reasoning, alignment, correctness_score, \
+interpretability_score and missing_information (a list of strings), in that order, with the \
+values described above."""
 
 # Built once: the same text on every request is what makes it a cacheable prefix.
-BATCH_SYSTEM = _BATCH_SYSTEM.format(
-    version=PROMPT_VERSION, rules=_RULES, reasoning=PLACEHOLDER_REASONING[0]
-)
-ANSWER_SYSTEM = _ANSWER_SYSTEM.format(
-    version=ANSWER_PROMPT_VERSION, rules=_RULES, reasoning=PLACEHOLDER_REASONING[1]
-)
+BATCH_SYSTEM = _BATCH_SYSTEM.format(version=PROMPT_VERSION, rules=_RULES)
+ANSWER_SYSTEM = _ANSWER_SYSTEM.format(version=ANSWER_PROMPT_VERSION, rules=_RULES)
 
 
 def _tag_line(tag: str) -> str:

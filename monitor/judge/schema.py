@@ -3,13 +3,15 @@
 A reply is accepted only if it is exactly one JSON object of the schema: no surrounding prose, no
 markdown fence, no extra or missing keys, no duplicate keys, booleans that are booleans, scores
 that are finite numbers in [0, 1], a judgement consistent with `supports`, exactly the claim
-ids that were asked for, and reasoning of its own (not the prompt's placeholder echoed back: a
-weak model under a grammar copies the example reply word for word). Anything else raises
-ReplyInvalid with one of INVALID_REASONS and never becomes a verdict.
+ids that were asked for, and reasoning of its own: not a text without words ("...") and not a
+sentence copied from the instructions (a weak model under a grammar copies what it is shown word
+for word). Anything else raises ReplyInvalid with one of INVALID_REASONS and never becomes a
+verdict.
 
 The schema sent to the server (`request_schema`) is tighter than the one checked here where a
 grammar can enforce it: the asked claim ids as an enum, exactly as many verdicts as pairs, and a
-bounded `reasoning`, so a constrained model can neither ramble nor invent ids.
+bounded `reasoning`, and `supports` tied to the judgement (two alternatives), so a constrained
+model can neither ramble, invent ids nor contradict itself.
 """
 
 from __future__ import annotations
@@ -35,19 +37,16 @@ MAX_MISSING_ITEMS = 50
 #: sentences fit; it caps the tokens a constrained model can spend on a verdict.
 SENT_REASONING_CHARS = 320
 SENT_MISSING_ITEMS = 5
-#: The placeholders the prompts' reply templates show. A reply whose reasoning is one of them
-#: (or has no word at all, like "...") copied the template instead of judging.
-PLACEHOLDER_REASONING: tuple[str, ...] = (
-    "<one or two sentences of your own>",
-    "<two or three sentences of your own>",
-)
+# Fewest words a reasoning found verbatim in the instructions needs to count as copied: a
+# generic "The evidence supports the claim." (5) is the model's own, if lazy.
+_ECHO_MIN_WORDS = 6
 #: Values of ragmon_judge_invalid_replies_total{reason}: why a reply was not a verdict.
 INVALID_REASONS: tuple[str, ...] = (
     "empty",  # no content
     "not_json",  # not exactly one JSON object (prose, fences, truncated JSON)
     "cut_off",  # the server stopped at max_tokens
     "off_schema",  # missing/extra keys, wrong types, values outside an enum
-    "echoed_example",  # the prompt's placeholder reasoning (or no words) copied back
+    "echoed_example",  # reasoning copied from the instructions, or without a word ("...")
     "score_out_of_range",  # a score that is not a finite number in [0, 1]
     "unknown_claim_id",  # ids not asked for, missing or answered twice
     "inconsistent_judgement",  # supports disagrees with the judgement
@@ -207,20 +206,23 @@ def _text(value: Any, where: str) -> str:
     return value
 
 
-def is_placeholder(reasoning: str) -> bool:
-    """The template's placeholder copied back, or text without a single word ("...", "-")."""
-    flat = " ".join(reasoning.split()).lower()
-    if flat in PLACEHOLDER_REASONING or flat.strip("<>") in (
-        p.strip("<>") for p in PLACEHOLDER_REASONING
-    ):
+def _flat(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def is_placeholder(reasoning: str, instructions: str = "") -> bool:
+    """Not reasoning of the judge's own: no word at all ("...", "-", "N/A"), or a passage of
+    the instructions (the system message, which holds no data) copied back."""
+    if _WORDISH.search(reasoning) is None:
         return True
-    return _WORDISH.search(reasoning) is None
+    flat = _flat(reasoning).strip(" .\"'<>")
+    return len(flat.split()) >= _ECHO_MIN_WORDS and flat in _flat(instructions)
 
 
-def _reasoning(value: Any, where: str) -> str:
+def _reasoning(value: Any, where: str, instructions: str) -> str:
     text = _text(value, where)
-    if is_placeholder(text):
-        raise ReplyInvalid(f"{where} is the prompt's placeholder, not reasoning", "echoed_example")
+    if is_placeholder(text, instructions):
+        raise ReplyInvalid(f"{where} is copied from the prompt, not reasoning", "echoed_example")
     return text
 
 
@@ -230,7 +232,7 @@ def _enum(value: Any, allowed: tuple[str, ...], where: str) -> str:
     return value
 
 
-def _pair(obj: Any, where: str) -> PairVerdict:
+def _pair(obj: Any, where: str, instructions: str) -> PairVerdict:
     item = _keys(obj, PAIR_VERDICT_SCHEMA, where)
     claim_id = item["claim_id"]
     if isinstance(claim_id, bool) or not isinstance(claim_id, int):
@@ -241,7 +243,7 @@ def _pair(obj: Any, where: str) -> PairVerdict:
         raise ReplyInvalid(f"{where}.supports is not a boolean")
     score = _unit(item["score"], f"{where}.score")
     confidence = _enum(item["confidence"], CONFIDENCES, f"{where}.confidence")
-    reasoning = _reasoning(item["reasoning"], f"{where}.reasoning")
+    reasoning = _reasoning(item["reasoning"], f"{where}.reasoning", instructions)
     if supports != (judgement == "ENTAILMENT"):
         raise ReplyInvalid(
             f"{where}: supports={supports} contradicts judgement {judgement}",
@@ -257,15 +259,18 @@ def _pair(obj: Any, where: str) -> PairVerdict:
     )
 
 
-def parse_batch_reply(text: str | None, claim_ids: tuple[int, ...]) -> dict[int, PairVerdict]:
-    """The verdicts by claim id; exactly `claim_ids`, each once, in any order."""
+def parse_batch_reply(
+    text: str | None, claim_ids: tuple[int, ...], instructions: str = ""
+) -> dict[int, PairVerdict]:
+    """The verdicts by claim id; exactly `claim_ids`, each once, in any order. `instructions`:
+    the system message sent, whose sentences a reasoning must not merely repeat."""
     reply = _keys(load_strict(text), BATCH_REPLY_SCHEMA, "reply")
     items = reply["verdicts"]
     if not isinstance(items, list) or not items:
         raise ReplyInvalid("reply.verdicts is not a non-empty array")
     out: dict[int, PairVerdict] = {}
     for n, obj in enumerate(items):
-        verdict = _pair(obj, f"reply.verdicts[{n}]")
+        verdict = _pair(obj, f"reply.verdicts[{n}]", instructions)
         if verdict.claim_id in out:
             raise ReplyInvalid(f"claim_id {verdict.claim_id} answered twice", "unknown_claim_id")
         out[verdict.claim_id] = verdict
@@ -277,7 +282,7 @@ def parse_batch_reply(text: str | None, claim_ids: tuple[int, ...]) -> dict[int,
     return out
 
 
-def parse_answer_reply(text: str | None) -> AnswerVerdict:
+def parse_answer_reply(text: str | None, instructions: str = "") -> AnswerVerdict:
     reply = _keys(load_strict(text), ANSWER_REPLY_SCHEMA, "reply")
     missing = reply["missing_information"]
     if not isinstance(missing, list) or len(missing) > MAX_MISSING_ITEMS:
@@ -291,7 +296,7 @@ def parse_answer_reply(text: str | None) -> AnswerVerdict:
         missing_information=tuple(
             _text(m, f"reply.missing_information[{i}]") for i, m in enumerate(missing)
         ),
-        reasoning=_reasoning(reply["reasoning"], "reply.reasoning"),
+        reasoning=_reasoning(reply["reasoning"], "reply.reasoning", instructions),
     )
 
 
@@ -307,6 +312,14 @@ def batch_request_schema(claim_ids: tuple[int, ...], bounded: bool) -> dict[str,
         props["reasoning"] = {"type": "string", "minLength": 12, "maxLength": SENT_REASONING_CHARS}
     item["properties"] = props
     verdicts: dict[str, Any] = {"type": "array", "items": item}
+    if bounded:  # supports follows from the judgement: one alternative each way
+        yes = {**props, "judgement": {"const": "ENTAILMENT"}, "supports": {"const": True}}
+        no = {
+            **props,
+            "judgement": {"enum": ["NEUTRAL", "CONTRADICTION"]},
+            "supports": {"const": False},
+        }
+        verdicts["items"] = {"anyOf": [{**item, "properties": yes}, {**item, "properties": no}]}
     if bounded:
         verdicts.update(minItems=len(claim_ids), maxItems=len(claim_ids))
     schema = {

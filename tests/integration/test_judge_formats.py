@@ -88,8 +88,12 @@ async def test_auto_switches_form_on_a_refusal_and_keeps_it(
     # the schema a grammar enforces: the asked ids, exactly as many verdicts, short reasoning
     verdicts = sent[1]["schema"]["properties"]["verdicts"]
     assert (verdicts["minItems"], verdicts["maxItems"]) == (2, 2)
-    assert verdicts["items"]["properties"]["claim_id"]["enum"] == [1, 2]
-    assert verdicts["items"]["properties"]["reasoning"]["maxLength"] == SENT_REASONING_CHARS
+    yes, no = (alt["properties"] for alt in verdicts["items"]["anyOf"])
+    assert yes["claim_id"]["enum"] == no["claim_id"]["enum"] == [1, 2]
+    assert yes["reasoning"]["maxLength"] == SENT_REASONING_CHARS
+    # supports is tied to the judgement: a grammar cannot emit CONTRADICTION with supports true
+    assert (yes["judgement"], yes["supports"]) == ({"const": "ENTAILMENT"}, {"const": True})
+    assert no["supports"] == {"const": False} and "ENTAILMENT" not in no["judgement"]["enum"]
     assert value(metrics, "ragmon_judge_retries_total", model=model, reason="format_switch") == 1
     assert value(metrics, "ragmon_judge_retries_total", model=model, reason="server_error") == 0
     assert value(metrics, "ragmon_judge_requests_total", model=model, outcome="ok") == 2
@@ -111,17 +115,18 @@ async def test_a_fixed_form_refused_is_not_retried(
     assert value(metrics, "ragmon_judge_requests_total", **outcome) == 1
 
 
-async def test_an_echoed_template_is_never_a_verdict(
-    server: JudgeHTTPServer, metrics: Metrics
+@pytest.mark.parametrize("model", ["echo", "echo-rules"])
+async def test_an_echoed_example_is_never_a_verdict(
+    server: JudgeHTTPServer, metrics: Metrics, model: str
 ) -> None:
-    client = client_for(server.url, metrics, "echo")
+    client = client_for(server.url, metrics, model)
     out = await client.judge([SUPPORTED, CONTRADICTED])
     answer = await client.judge_answer("q?", "An answer [1].", "The reference.")
     await client.aclose()
     assert [(o.outcome, o.verdict) for o in out] == [("judge_error", None)] * 2
     assert (answer.outcome, answer.verdict) == ("judge_error", None)
     # 2 attempts per call, each reply rejected as the template copied back
-    reasons = {"model": "echo", "reason": "echoed_example"}
+    reasons = {"model": model, "reason": "echoed_example"}
     assert value(metrics, "ragmon_judge_invalid_replies_total", **reasons) == 4
     assert "echoed_example" in client.problems["judge_error"]
 

@@ -170,8 +170,6 @@ KINDS = {
     reply(item(judgement="NEUTRAL", supports=True)): "inconsistent_judgement",
     reply(item(judgement="SUPPORTED")): "off_schema",
     reply(item(reasoning="...")): "echoed_example",
-    reply(item(reasoning="<one or two sentences of your own>")): "echoed_example",
-    reply(item(reasoning="one or two sentences of your own")): "echoed_example",
 }
 
 
@@ -182,16 +180,20 @@ def test_each_rejection_names_its_reason(text: str) -> None:
     assert caught.value.kind == KINDS[text]
 
 
-def test_the_prompt_example_echoed_back_is_not_a_verdict() -> None:
-    """What SmolLM2 did under a grammar: the template copied with its values filled in."""
+def test_the_instructions_echoed_back_are_not_a_verdict() -> None:
+    """SmolLM2 under a grammar copied what the prompt showed it; a sentence of the system
+    message as reasoning is a copy (the system message holds no data to quote)."""
     from monitor.judge.prompt import BATCH_SYSTEM
 
-    template = BATCH_SYSTEM.split("Reply format (replace every <...> with your own value):\n")[1]
-    reasoning = template.split('"reasoning": "')[1].split('"')[0]
-    echoed = reply(item(reasoning=reasoning, score=0.95))
+    line = next(x for x in BATCH_SYSTEM.splitlines() if x.startswith("- reasoning: "))
+    copied = reply(item(reasoning=line.removeprefix("- reasoning: ")))
     with pytest.raises(ReplyInvalid) as caught:
-        parse_batch_reply(echoed, (1,))
+        parse_batch_reply(copied, (1,), BATCH_SYSTEM)
     assert caught.value.kind == "echoed_example"
+    # a short generic sentence that happens to occur in the instructions is the model's own
+    own = reply(item(reasoning="The evidence supports the claim."))
+    assert "the evidence supports the claim" in BATCH_SYSTEM
+    assert parse_batch_reply(own, (1,), BATCH_SYSTEM)[1].verdict == "supported"
 
 
 @pytest.mark.parametrize(
@@ -202,11 +204,38 @@ def test_the_prompt_example_echoed_back_is_not_a_verdict() -> None:
         ("  - ", True),
         ("N/A", True),
         ("12.5", True),
-        ("<two or three sentences of your own>", True),
+        ("judge only from what the data says", True),
+        ("Judge only from what the data says; do not use outside knowledge.", True),
         ("No.", False),
         ("The evidence gives 900, not 1200.", False),
         ("Die Quelle nennt 900.", False),
     ],
 )
 def test_placeholder_reasoning(text: str, placeholder: bool) -> None:
-    assert is_placeholder(text) is placeholder
+    from monitor.judge.prompt import BATCH_SYSTEM
+
+    assert is_placeholder(text, BATCH_SYSTEM) is placeholder
+
+
+def test_the_bounded_schema_ties_supports_to_the_judgement_and_ids_to_the_request() -> None:
+    from monitor.judge.schema import batch_request_schema
+
+    check = jsonschema.Draft202012Validator(batch_request_schema((1, 2), bounded=True)).is_valid
+    why = "The evidence says so."
+    good = {
+        "verdicts": [
+            item(1, reasoning=why),
+            item(2, reasoning=why, judgement="NEUTRAL", supports=False, score=0.5),
+        ]
+    }
+    assert check(good)
+    for bad in (
+        {"verdicts": [item(1, reasoning=why)]},  # one verdict short
+        {"verdicts": [item(1, reasoning=why), item(3, reasoning=why)]},  # id not asked
+        {"verdicts": [item(1, reasoning=why), item(2, reasoning=why, supports=False)]},
+        {"verdicts": [item(1, reasoning=why), item(2, reasoning="x" * 400)]},  # too long
+        {"verdicts": [item(1, reasoning="..."), item(2, reasoning=why)]},  # too short
+    ):
+        assert not check(bad)
+    portable = json.dumps(batch_request_schema((1, 2), bounded=False))
+    assert "maxLength" not in portable and "anyOf" not in portable and "minimum" not in portable
