@@ -37,6 +37,7 @@ MAX_MISSING_ITEMS = 50
 #: sentences fit; it caps the tokens a constrained model can spend on a verdict.
 SENT_REASONING_CHARS = 320
 SENT_MISSING_ITEMS = 5
+SENT_SCORES: list[float] = [i / 10 for i in range(11)]
 # Fewest words a reasoning found verbatim in the instructions needs to count as copied: a
 # generic "The evidence supports the claim." (5) is the model's own, if lazy.
 _ECHO_MIN_WORDS = 6
@@ -310,6 +311,9 @@ def batch_request_schema(claim_ids: tuple[int, ...], bounded: bool) -> dict[str,
     props["claim_id"] = {"type": "integer", "enum": list(claim_ids)}
     if bounded:
         props["reasoning"] = {"type": "string", "minLength": 12, "maxLength": SENT_REASONING_CHARS}
+        # grammar converters do not enforce minimum/maximum on numbers (SmolLM2 wrote scores
+        # above 1): a score in tenths is one of eleven literals
+        props["score"] = {"type": "number", "enum": SENT_SCORES}
     item["properties"] = props
     verdicts: dict[str, Any] = {"type": "array", "items": item}
     if bounded:  # supports follows from the judgement: one alternative each way
@@ -338,6 +342,10 @@ def answer_request_schema(bounded: bool) -> dict[str, Any]:
         return portable_schema(schema)
     props = dict(schema["properties"])
     props["reasoning"] = {"type": "string", "minLength": 12, "maxLength": SENT_REASONING_CHARS}
+    props["correctness_score"] = props["interpretability_score"] = {
+        "type": "number",
+        "enum": SENT_SCORES,
+    }
     props["missing_information"] = {
         "type": "array",
         "maxItems": SENT_MISSING_ITEMS,

@@ -235,6 +235,8 @@ def test_the_bounded_schema_ties_supports_to_the_judgement_and_ids_to_the_reques
         {"verdicts": [item(1, reasoning=why), item(2, reasoning=why, supports=False)]},
         {"verdicts": [item(1, reasoning=why), item(2, reasoning="x" * 400)]},  # too long
         {"verdicts": [item(1, reasoning="..."), item(2, reasoning=why)]},  # too short
+        {"verdicts": [item(1, reasoning=why, score=1.5), item(2, reasoning=why)]},
+        {"verdicts": [item(1, reasoning=why, score=0.55), item(2, reasoning=why)]},  # tenths
     ):
         assert not check(bad)
     portable = json.dumps(batch_request_schema((1, 2), bounded=False))
