@@ -244,30 +244,6 @@ class JudgeClient:
         self.observer.call(model, "ok")
         return result
 
-    def _body(
-        self,
-        form: str,
-        model: str,
-        messages: list[dict[str, Any]],
-        schema_for: SchemaFor,
-        name_cap: tuple[str, int],
-    ) -> tuple[str, dict[str, Any]]:
-        name, cap = name_cap
-        if form == "ollama":
-            body = formats.ollama_body(
-                model, messages, schema_for(form), self.config.temperature, cap
-            )
-            return formats.ollama_url(self.config.base_url), body
-        body = {
-            "model": model,
-            "messages": messages,
-            "temperature": self.config.temperature,
-            "max_tokens": cap,
-        }
-        if form != "none":
-            body.update(formats.format_fields(form, schema_for(form), name))
-        return "/chat/completions", body
-
     def _report(self, model: str, what: str, detail: str) -> None:
         self.problems[what] = detail
         self.observer.problem(model, what, detail)
@@ -299,7 +275,11 @@ class JudgeClient:
         while True:
             tried = self._form_at
             form = self._forms[tried]
-            path, body = self._body(form, model, messages, schema_for, name_cap)
+            name, cap = name_cap
+            path, body = formats.request(
+                form, model, messages, schema_for(form), name, self.config.temperature, cap,
+                self.config.base_url,
+            )  # fmt: skip
             start = self._clock()
             try:
                 async with self._slots:

@@ -96,6 +96,30 @@ def format_fields(form: str, schema: dict[str, Any], name: str) -> dict[str, Any
     return {}
 
 
+def request(
+    form: str,
+    model: str,
+    messages: list[dict[str, Any]],
+    schema: dict[str, Any],
+    name: str,
+    temperature: float,
+    max_tokens: int,
+    base_url: str | None,
+) -> tuple[str, dict[str, Any]]:
+    """(path or URL, body) of one attempt in `form`."""
+    if form == "ollama":
+        body = ollama_body(model, messages, schema, temperature, max_tokens)
+        return ollama_url(base_url), body
+    body = {
+        "model": model,
+        "messages": messages,
+        "temperature": temperature,
+        "max_tokens": max_tokens,
+    }
+    body.update(format_fields(form, schema, name))
+    return "/chat/completions", body
+
+
 def batch_schema(form: str, claim_ids: tuple[int, ...]) -> dict[str, Any]:
     return batch_request_schema(claim_ids, bounded=form in BOUNDED)
 
