@@ -24,7 +24,7 @@ The model name picks the behaviour, so tests running side by side do not interfe
 POST /api/chat answers like Ollama's native endpoint (`format` schema, `message.content`,
 `prompt_eval_count`/`eval_count`), with the `ok` verdicts.
 
-"First attempt" is per distinct request body: a retry sends the same body. The verdict rule: a
+"First attempt" is per distinct model and messages: a retry sends the same ones. The verdict rule: a
 claim whose words (3+ letters) all occur in its evidence is ENTAILMENT, half or more is NEUTRAL,
 else CONTRADICTION. Run standalone: `python -m agents.judging.fake_server --port 8089`.
 """
@@ -72,7 +72,9 @@ class State:
         self.by_model: Counter[str] = Counter()
 
     def record(self, body: dict[str, Any], raw: bytes) -> int:
-        key = hashlib.sha256(raw).hexdigest()
+        # a retry resends the same model and messages (its temperature may differ)
+        same = json.dumps([body.get("model"), body.get("messages")], sort_keys=True)
+        key = hashlib.sha256(same.encode()).hexdigest()
         with self.lock:
             self.requests.append(body)
             self.by_model[str(body.get("model"))] += 1

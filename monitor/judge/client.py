@@ -53,6 +53,9 @@ from monitor.sampling import Budget
 
 T = TypeVar("T")
 __all__ = ["AnswerOutcome", "JudgeClient", "PairOutcome"]
+# Temperature of the attempt after an unusable reply. At the configured 0.0 a server returns the
+# identical reply to the identical request (measured: every SmolLM2 retry repeated its error).
+RETRY_TEMPERATURE = 0.7
 # The schema of one call, built for the form in use (forms differ in what they can enforce).
 SchemaFor = Callable[[str], dict[str, Any]]
 
@@ -276,8 +279,10 @@ class JudgeClient:
             tried = self._form_at
             form = self._forms[tried]
             name, cap = name_cap
+            # the same greedy request gives the same reply: after an unusable one, sample
+            temperature = self.config.temperature if not invalid else RETRY_TEMPERATURE
             path, body = formats.request(
-                form, model, messages, schema_for(form), name, self.config.temperature, cap,
+                form, model, messages, schema_for(form), name, temperature, cap,
                 self.config.base_url,
             )  # fmt: skip
             start = self._clock()

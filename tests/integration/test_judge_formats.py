@@ -209,3 +209,16 @@ def test_eval_when_every_call_fails_says_why(
     assert last.startswith(f"ragmon eval: every judge call to {server.url} failed (server_error ")
     assert last.endswith("last server_error: HTTP 500: boom")
     assert "columns judge verdict" in captured.out
+
+
+async def test_the_retry_after_an_unusable_reply_samples(
+    server: JudgeHTTPServer, metrics: Metrics
+) -> None:
+    """At temperature 0 the same request returns the same reply: the retry must differ."""
+    client = client_for(server.url, metrics, "malformed-once")
+    out = await client.judge([Pair("Sales rose in May", "Sales rose in May and June.")])
+    await client.aclose()
+    assert [o.claim_verdict for o in out] == ["supported"]
+    assert [b["temperature"] for b in bodies(server, "malformed-once")[-2:]] == [0.0, 0.7]
+    reasons = {"model": "malformed-once", "reason": "not_json"}
+    assert value(metrics, "ragmon_judge_invalid_replies_total", **reasons) == 1
