@@ -117,6 +117,18 @@ def _events(n_wice: int, n_expert: int) -> list[str]:
     return expert[:n_expert] + wice[:n_wice]
 
 
+def _expected_calls(lines: list[str]) -> int:
+    """Logical calls `ragmon eval --judge` makes: one per batch of up to 5 judgeable claims."""
+    options = CheckOptions()
+    calls = 0
+    for line in lines:
+        event = decode_event(line.encode(), options)
+        assert isinstance(event, AnswerEvent)
+        items = judge_items(check_event(event, options))
+        calls += -(-len(items) // 5)
+    return calls
+
+
 class Recorder:
     """Wraps the client's HTTP post: every reply body, so the test can check independently
     (with the JSON Schema) that no invalid reply became a verdict."""
@@ -176,6 +188,7 @@ def test_ragmon_eval_judge_against_the_real_server(
             monkeypatch.delenv(key)
     monkeypatch.setenv("OPENAI_BASE_URL", llama_server)
     monkeypatch.setenv("RAGMON_JUDGE_MODEL", MODEL)
+    monkeypatch.setenv("RAGMON_ESCALATION_MODEL", "")  # docs/judge.md, for every local server
     code = main(["eval", str(events), "--labels", str(labels), "--judge", "--json"])
     captured = capsys.readouterr()
     figures = json.loads(captured.out)
@@ -184,8 +197,8 @@ def test_ragmon_eval_judge_against_the_real_server(
     print("real-model eval:", json.dumps({k: judge[k] for k in (
         "response_format", "attempts", "latency_mean_seconds", "tokens_in", "tokens_out",
         "invalid_replies", "problems")} | {"calls": calls}))  # fmt: skip
-    # every event's one call came back with a counted outcome (none lost, none double)
-    assert sum(calls.values()) == len(lines)
+    # every call came back with a counted outcome (none lost, none double)
+    assert sum(calls.values()) == _expected_calls(lines)
     assert judge["response_format"] == "json_object_schema"  # found by auto, not configured
     assert calls.get("ok", 0) >= 1, (calls, judge["problems"])
     assert code == 0, captured.err
