@@ -19,7 +19,8 @@ MAX_DETAIL_CHARS = 300
 _SECRETS = re.compile(
     r"(?i)(bearer\s+)[\w.~+/=-]+"
     r"|\bsk-[\w-]{6,}"
-    r"|((?:api[_-]?key|token|password|secret|authorization)[\"']?\s*[:=]\s*[\"']?)[^\s\"',}]+"
+    r"|((?:api[_-]?key|token|password|secret|authorization)[\"']?\s*[:=]\s*[\"']?"
+    r"(?:bearer\s+)?)[^\s\"',}]+"
 )
 
 
