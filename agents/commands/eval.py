@@ -156,7 +156,7 @@ def format_report(result: CheapEval, title: str = "cheap tier") -> str:
         f"  agreement rate (seed 001 §7.3):                         {_fmt(f['agreement_rate'])}",
         f"  Spearman(score, grade 2/1/0):                           {_fmt(f['spearman'])}",
         f"  binary rule: supported +, not_supported -, others + iff score >= {f['threshold']}",
-        "  confusion (rows human, columns cheap verdict):",
+        f"  confusion (rows human, columns {title} verdict):",
     ]
     columns = list(next(iter(f["confusion"].values())))
     lines.append("    " + " " * 20 + "".join(f"{c[:12]:>14}" for c in columns))
@@ -189,6 +189,10 @@ def run(args: argparse.Namespace) -> int:
                 f"  judge vs cheap disagreement: {_fmt(judge['judge_vs_cheap_disagreement'])}; "
                 f"unjudged events: {judge['unjudged']}; judge calls by outcome: {calls}"
             )
+            print(eval_extras.judge_summary(judge, calls))
+    if judge is not None and judge.get("failure"):
+        print(judge["failure"], file=sys.stderr)  # nothing judged: not a result to trust
+        return 1
     if not result.figures["n"]:
         print("ragmon eval: no labelled event could be scored", file=sys.stderr)
         return 1

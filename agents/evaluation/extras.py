@@ -11,6 +11,7 @@ from typing import Any
 
 from agents.evaluation.judge_eval import (
     Checked,
+    JudgeEvalResult,
     judge_eval,
     report_rows,
     trec_outputs,
@@ -67,6 +68,41 @@ def judge_figures(
     return figures
 
 
+def judge_run_figures(result: JudgeEvalResult) -> dict[str, Any]:
+    """How the run went on the wire: response format in use, attempts, mean latency per
+    attempt, tokens, replies rejected by reason, the server's error texts, and the one-line
+    failure (None unless nothing was judged because every call failed)."""
+    attempts, seconds = result.latency()
+    tokens_in, tokens_out = result.tokens()
+    return {
+        "url": result.url,
+        "response_format": result.form,
+        "attempts": attempts,
+        "latency_mean_seconds": seconds / attempts if attempts else None,
+        "tokens_in": tokens_in,
+        "tokens_out": tokens_out,
+        "invalid_replies": result.invalid(),
+        "problems": dict(result.problems),
+        "failure": result.failure(),
+    }
+
+
+def judge_summary(figures: Mapping[str, Any], calls: Mapping[str, int]) -> str:
+    """The judge's part of the report, in lines (the HTML summary and the text output)."""
+    mean = figures.get("latency_mean_seconds")
+    lines = [
+        f"judge at {figures['url']} (response format {figures['response_format']}): calls by "
+        f"outcome {dict(sorted(calls.items()))}; {figures['attempts']} HTTP attempts"
+        + (f", {mean:.1f} s each on average" if mean is not None else "")
+        + f"; tokens in {figures['tokens_in']}, out {figures['tokens_out']}",
+    ]
+    if figures.get("invalid_replies"):
+        lines.append(f"  replies rejected, by reason: {figures['invalid_replies']}")
+    for what, detail in sorted(figures.get("problems", {}).items()):
+        lines.append(f"  {what}: {detail}")
+    return "\n".join(lines)
+
+
 def _write(path: str, text: str) -> None:
     try:
         Path(path).write_text(text, encoding="utf-8")
@@ -91,6 +127,8 @@ def run_extras(
         records = result.records
         outcomes = dict(result.outcomes())
         figures = judge_figures(checked, labels, records, getattr(args, "threshold", 0.5))
+        figures.update(judge_run_figures(result))
+        summary = summary + "\n" + judge_summary(figures, outcomes)
     if getattr(args, "html", None):
         _write(args.html, render_report(report_rows(checked, labels, records), summary=summary))
     if getattr(args, "qrels", None) or getattr(args, "leaderboard", None):

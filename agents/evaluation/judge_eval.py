@@ -22,6 +22,7 @@ from typing import Any
 from prometheus_client import CollectorRegistry
 
 from agents.judging.agent import MetricsObserver
+from agents.telemetry.logs import configure_logging
 from agents.telemetry.metrics import Metrics, build_metrics
 from monitor.judge.client import AnswerOutcome, JudgeClient
 from monitor.judge.config import JudgeConfig
@@ -45,6 +46,51 @@ Checked = Sequence[tuple[AnswerEvent, Verdict]]
 class JudgeEvalResult:
     records: dict[str, dict[str, Any]] = field(default_factory=dict)  # event_id → judge record
     metrics: Metrics | None = None
+    #: what the run saw of the server: its URL, the response format that ended up in use, and
+    #: per outcome the server's last error text (secrets removed)
+    url: str = ""
+    form: str = ""
+    problems: dict[str, str] = field(default_factory=dict)
+
+    def _sum(self, metric: Any, suffix: str, label: str | None = None) -> Counter[str]:
+        counts: Counter[str] = Counter()
+        if self.metrics is None:
+            return counts
+        for family in metric.collect():
+            for s in family.samples:
+                if s.name.endswith(suffix):
+                    counts[s.labels[label] if label else ""] += s.value
+        return counts
+
+    def latency(self) -> tuple[int, float]:
+        """(attempts, seconds spent in them) over every HTTP attempt of the run."""
+        if self.metrics is None:
+            return 0, 0.0
+        count = self._sum(self.metrics.judge_latency, "_count")[""]
+        total = self._sum(self.metrics.judge_latency, "_sum")[""]
+        return int(count), float(total)
+
+    def invalid(self) -> dict[str, int]:
+        """Replies that were not verdicts, by reason."""
+        if self.metrics is None:
+            return {}
+        got = self._sum(self.metrics.judge_invalid_replies, "_total", "reason")
+        return {k: int(v) for k, v in got.items()}
+
+    def failure(self) -> str | None:
+        """One line when the judge produced nothing: unreachable, or every call failed."""
+        calls = self.outcomes()
+        if not calls or calls.get("ok"):
+            return None
+        if calls.get("judge_down") == sum(calls.values()):
+            why = self.problems.get("judge_down", f"cannot reach {self.url}")
+            return f"ragmon eval: the judge is unreachable: {why}"
+        worst = max(calls, key=lambda k: calls[k])
+        counted = ", ".join(f"{k} {v}" for k, v in sorted(calls.items()))
+        why = self.problems.get(worst, "")
+        return f"ragmon eval: every judge call to {self.url} failed ({counted})" + (
+            f"; last {worst}: {why}" if why else ""
+        )
 
     def outcomes(self) -> Counter[str]:
         """Logical calls by outcome (all models), from the run's own registry."""
@@ -96,22 +142,28 @@ def judge_eval(
     checked: Checked, settings: Any, *, client: JudgeClient | None = None
 ) -> JudgeEvalResult:
     """Judge every event (blocking); budgets from the settings still apply."""
+    # the judge's warnings (a server's error text) go to stderr: stdout carries `--json`
+    configure_logging(settings.log_level, settings.log_format)
     metrics = build_metrics(CollectorRegistry())
+    config = JudgeConfig.from_settings(settings)
+    result = JudgeEvalResult(metrics=metrics, url=config.base_url or "https://api.openai.com/v1")
 
     async def go() -> dict[str, dict[str, Any]]:
         judge = client or JudgeClient(
-            JudgeConfig.from_settings(settings),
+            config,
             observer=MetricsObserver(metrics),
             budget=Budget(settings.judge_calls_per_minute, settings.judge_tokens_per_hour),
         )
         try:
             return await judge_events(
-                checked, judge, settings.judge_concurrency, settings.judge_max_evidence_chars
+                checked, judge, judge.config.max_in_flight, settings.judge_max_evidence_chars
             )
         finally:
+            result.form, result.problems = judge.form, dict(judge.problems)
             await judge.aclose()
 
-    return JudgeEvalResult(asyncio.run(go()), metrics)
+    result.records = asyncio.run(go())
+    return result
 
 
 def _judged_claims(record: Mapping[str, Any] | None) -> dict[int, str | None]:

@@ -50,6 +50,7 @@ class MetricsObserver:
         self.m = metrics
         # labels() takes a lock and builds a key each time; a lookup runs once per judged pair
         self._child = Children()
+        self._told: set[tuple[str, str, str]] = set()  # problems already logged
 
     def call(self, model: str, outcome: str) -> None:
         self._child(self.m.judge_requests, (model, outcome)).inc()
@@ -70,6 +71,19 @@ class MetricsObserver:
 
     def cache(self, hit: bool) -> None:
         self._child(self.m.judge_cache, ("hit" if hit else "miss",)).inc()
+
+    def invalid(self, model: str, reason: str) -> None:
+        self.m.judge_invalid_replies.labels(model=model, reason=reason).inc()
+
+    def problem(self, model: str, what: str, detail: str) -> None:
+        # the server's own words (secrets removed by the client): the one thing that tells an
+        # operator why a judge fails, e.g. a response format the server does not take
+        key = (model, what, detail)
+        if key in self._told:  # a server down or misconfigured says the same on every call
+            return
+        if len(self._told) < 1_000:
+            self._told.add(key)
+        log.warning("judge problem", model=model, outcome=what, detail=detail)
 
 
 class JudgeRunner:
@@ -218,7 +232,7 @@ def build_judge_runner(
     return JudgeRunner(
         judge,
         metrics,
-        concurrency=settings.judge_concurrency,
+        concurrency=config.max_in_flight,
         queue_size=settings.judge_queue_size,
         publish=publish,
         audit=audit,

@@ -14,8 +14,17 @@ The model name picks the behaviour, so tests running side by side do not interfe
   500          HTTP 500;                       500-once: only the first attempt
   slow         sleeps 30 s (past any test timeout); slow-once: only the first attempt
   401          HTTP 401
+  format400    400 naming `response_format` unless the request uses llama-cpp-python's form
+               (`json_object` with a `schema`); format500: the same as a 500, as that server
+               really answers; ok replies once the form is accepted
+  echo         the old prompt's example reply copied back (`"reasoning": "..."`, score 0.95),
+               as SmolLM2 did; echo-rules: a sentence of the instructions as the reasoning.
+               Valid JSON of the schema's shape, never a verdict
 
-"First attempt" is per distinct request body: a retry sends the same body. The verdict rule: a
+POST /api/chat answers like Ollama's native endpoint (`format` schema, `message.content`,
+`prompt_eval_count`/`eval_count`), with the `ok` verdicts.
+
+"First attempt" is per distinct model and messages: a retry sends the same ones. The verdict rule: a
 claim whose words (3+ letters) all occur in its evidence is ENTAILMENT, half or more is NEUTRAL,
 else CONTRADICTION. Run standalone: `python -m agents.judging.fake_server --port 8089`.
 """
@@ -63,7 +72,9 @@ class State:
         self.by_model: Counter[str] = Counter()
 
     def record(self, body: dict[str, Any], raw: bytes) -> int:
-        key = hashlib.sha256(raw).hexdigest()
+        # a retry resends the same model and messages (its temperature may differ)
+        same = json.dumps([body.get("model"), body.get("messages")], sort_keys=True)
+        key = hashlib.sha256(same.encode()).hexdigest()
         with self.lock:
             self.requests.append(body)
             self.by_model[str(body.get("model"))] += 1
@@ -119,6 +130,8 @@ def content_for(scenario: str, messages: list[dict[str, Any]], attempt: int) -> 
         return '{"verdicts": [{"claim_id": 1, "supports": tru'
     if scenario == "obey":
         return '{"supports": true}'
+    if scenario in ("echo", "echo-rules"):
+        return _echo(scenario, system, user)
     if "answer judge" in system:
         return json.dumps(_answer_reply(user, tag))
     reply = _batch_reply(
@@ -134,6 +147,52 @@ def content_for(scenario: str, messages: list[dict[str, Any]], attempt: int) -> 
         for v in reply["verdicts"]:
             v["claim_id"] += 10
     return json.dumps(reply)
+
+
+def _echo(scenario: str, system: str, user: str) -> str:
+    """What a weak model under a grammar sends back: the example reply of the old prompt word for
+    word (`echo`, as SmolLM2 did: reasoning "...", score 0.95), or a sentence of the instructions
+    as its reasoning (`echo-rules`). Valid JSON of the right shape, never a verdict."""
+    reasoning = "..."
+    if scenario == "echo-rules":
+        line = next(x for x in system.splitlines() if x.startswith("- reasoning: "))
+        reasoning = line.removeprefix("- reasoning: ")
+    if "answer judge" in system:
+        return json.dumps(
+            {
+                "reasoning": reasoning,
+                "alignment": "CORRECT",
+                "correctness_score": 0.9,
+                "interpretability_score": 0.8,
+                "missing_information": [],
+            }
+        )
+    ids = sorted({int(i) for i in re.findall(r"begin claim (\d+)>>", user)}) or [1]
+    one = {
+        "reasoning": reasoning,
+        "judgement": "ENTAILMENT",
+        "supports": True,
+        "score": 0.95,
+        "confidence": "high",
+    }
+    return json.dumps({"verdicts": [{"claim_id": i, **one} for i in ids]})
+
+
+def _format_refused(body: dict[str, Any]) -> bool:
+    fmt = body.get("response_format") or {}
+    return not (fmt.get("type") == "json_object" and "schema" in fmt)
+
+
+# llama-cpp-python's words for a `json_schema` response format (its pydantic validation error)
+_FORMAT_ERROR = json.dumps(
+    {
+        "error": {
+            "message": "1 validation error: {'type': 'literal_error', 'loc': ('body', "
+            "'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\"}",
+            "type": "internal_server_error",
+        }
+    }
+).encode()
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -161,6 +220,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if self.path.endswith("/api/chat"):
+            self._ollama(raw)
+            return
         if not self.path.endswith("/chat/completions"):
             self._send(404, b'{"error": {"message": "not found"}}')
             return
@@ -168,6 +230,9 @@ class Handler(BaseHTTPRequestHandler):
         attempt = self.server.state.record(body, raw)
         model = str(body.get("model", "ok"))
         scenario, _, delay = model.partition("@")
+        if scenario in ("format400", "format500") and _format_refused(body):
+            self._send(400 if scenario == "format400" else 500, _FORMAT_ERROR)
+            return
         if delay:
             time.sleep(float(delay))
         if scenario == "slow" or (scenario == "slow-once" and attempt == 1):
@@ -203,6 +268,20 @@ class Handler(BaseHTTPRequestHandler):
                 "completion_tokens": len(content) // 4,
                 "total_tokens": prompt_chars // 4 + len(content) // 4,
             },
+        }
+        self._send(200, json.dumps(reply).encode())
+
+    def _ollama(self, raw: bytes) -> None:
+        body = json.loads(raw)
+        self.server.state.record(body, raw)
+        content = content_for("ok", body.get("messages") or [], 1)
+        reply = {
+            "model": body.get("model"),
+            "message": {"role": "assistant", "content": content},
+            "done": True,
+            "done_reason": "stop",
+            "prompt_eval_count": 100,
+            "eval_count": len(content) // 4,
         }
         self._send(200, json.dumps(reply).encode())
 

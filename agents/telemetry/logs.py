@@ -9,8 +9,22 @@ from typing import Any
 import structlog
 
 
+class _CurrentStderr:
+    """sys.stderr as it is at each write, not at configuration: a command run in-process (tests
+    call `main`) may have its stderr swapped and closed afterwards."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+    def isatty(self) -> bool:
+        return sys.stderr.isatty()
+
+
 def configure_logging(level: str = "INFO", fmt: str = "auto", stream: Any = None) -> None:
-    stream = stream or sys.stderr
+    stream = stream or _CurrentStderr()
     use_json = fmt == "json" or (fmt == "auto" and not stream.isatty())
     renderer: Any = (
         structlog.processors.JSONRenderer()

@@ -12,7 +12,8 @@ OTHER = "other"
 
 _LATENCY_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1.0)
 _LAG_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0)
-_JUDGE_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 60.0)
+# up to 120 s: a local CPU server takes tens of seconds per call (its default timeout is 120 s)
+_JUDGE_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 60.0, 120.0)
 
 
 class AppLabels:
@@ -63,6 +64,7 @@ class Metrics:
     judge_cache: Counter
     judge_dropped: Counter
     judge_retries: Counter
+    judge_invalid_replies: Counter
     judge_agreement_ratio: Gauge
     cheap_agreement_ratio: Gauge
     audit_records: Counter
@@ -161,6 +163,11 @@ def build_metrics(registry: CollectorRegistry) -> Metrics:
         ),
         judge_dropped=counter(
             "judge_dropped", "Judge work dropped, by reason (budget, queue_full).", ("reason",)
+        ),
+        judge_invalid_replies=counter(
+            "judge_invalid_replies",
+            "Judge replies that were not a verdict, by reason (monitor.judge.schema).",
+            ("model", "reason"),
         ),
         judge_retries=counter(
             "judge_retries", "Judge call attempts retried, by reason.", ("model", "reason")

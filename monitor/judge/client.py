@@ -6,6 +6,12 @@ and jitter that honours Retry-After; a timeout is retried once and then the clai
 `judge_error`, never turned into a verdict; a refused connection marks the judge down and calls
 fail fast (no network) until the cool-down passes. Every logical call ends in exactly one outcome
 reported to the observer; the openai client's own retries are off so these rules are the only ones.
+
+A 4xx is the request's fault and is never retried as it is. An error that names the response
+format (any status: llama-cpp-python answers an unknown `response_format.type` with a 500) can
+never succeed either: with `auto` the next structured-output form (monitor.judge.formats) is
+tried at once and kept for later calls; otherwise the call ends as `format_rejected`. Every
+failure's server text, secrets removed, goes to the observer and to `problems`.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import openai
 from openai.types.chat import ChatCompletion
 
 from monitor.errors import JudgeError
+from monitor.judge import formats
 from monitor.judge.cache import TTLCache, cache_key
 from monitor.judge.config import JudgeConfig, JudgeObserver, NullObserver
 from monitor.judge.outcome import AnswerOutcome, PairOutcome
@@ -32,21 +39,25 @@ from monitor.judge.prompt import (
     build_batch_prompt,
     estimate_pairs_tokens,
     estimate_tokens,
+    reply_token_cap,
 )
 from monitor.judge.retry import backoff_delay, parse_retry_after
 from monitor.judge.schema import (
-    ANSWER_REPLY_SCHEMA,
-    BATCH_REPLY_SCHEMA,
     AnswerVerdict,
     ReplyInvalid,
     parse_answer_reply,
     parse_batch_reply,
-    response_format,
 )
+from monitor.judge.wire import finish_usage, read_completion, server_error_text
 from monitor.sampling import Budget
 
 T = TypeVar("T")
 __all__ = ["AnswerOutcome", "JudgeClient", "PairOutcome"]
+# Temperature of the attempt after an unusable reply. At the configured 0.0 a server returns the
+# identical reply to the identical request (measured: every SmolLM2 retry repeated its error).
+RETRY_TEMPERATURE = 0.7
+# The schema of one call, built for the form in use (forms differ in what they can enforce).
+SchemaFor = Callable[[str], dict[str, Any]]
 
 
 class _CallFailed(JudgeError):
@@ -87,6 +98,15 @@ class JudgeClient:
         self._rng = rng
         self._slots = asyncio.Semaphore(config.max_in_flight)
         self._down_until = 0.0
+        self._forms = formats.fallbacks(config.response_format, config.base_url)
+        self._form_at = 0  # index into _forms: the form that works, once found, for every call
+        #: outcome or retry reason → the server's last words about it (for `ragmon eval`)
+        self.problems: dict[str, str] = {}
+
+    @property
+    def form(self) -> str:
+        """The structured-output form sent now (monitor.judge.formats)."""
+        return self._forms[self._form_at]
 
     async def aclose(self) -> None:
         await self._client.close()
@@ -158,9 +178,10 @@ class JudgeClient:
             verdicts = await self._logical_call(
                 model,
                 prompt.as_list(),
-                lambda text: parse_batch_reply(text, prompt.claim_ids),
+                lambda text: parse_batch_reply(text, prompt.claim_ids, prompt.instructions),
                 estimate_pairs_tokens(chunk),
-                response_format(self.config.response_format, BATCH_REPLY_SCHEMA, "judge_batch"),
+                lambda form: formats.batch_schema(form, prompt.claim_ids),
+                ("judge_batch", reply_token_cap(len(chunk), self.config.max_output_tokens)),
             )
         except _CallFailed as exc:
             return [PairOutcome(exc.reason, model=model)] * len(chunk)
@@ -188,9 +209,10 @@ class JudgeClient:
             verdict = await self._logical_call(
                 model,
                 prompt.as_list(),
-                parse_answer_reply,
+                lambda text: parse_answer_reply(text, prompt.instructions),
                 estimate,
-                response_format(self.config.response_format, ANSWER_REPLY_SCHEMA, "judge_answer"),
+                formats.answer_schema,
+                ("judge_answer", reply_token_cap(2, self.config.max_output_tokens)),
             )
         except _CallFailed as exc:
             return AnswerOutcome(exc.reason, None, model)
@@ -205,7 +227,8 @@ class JudgeClient:
         messages: list[dict[str, Any]],
         parse: Callable[[str | None], T],
         estimate: int,
-        fmt: dict[str, Any] | None,
+        schema_for: SchemaFor,
+        name_cap: tuple[str, int],
     ) -> T:
         spent = [0]
         if self.budget is not None:
@@ -214,7 +237,7 @@ class JudgeClient:
                 self.observer.call(model, refused)
                 raise _CallFailed(refused)
         try:
-            result = await self._attempts(model, messages, parse, fmt, spent)
+            result = await self._attempts(model, messages, parse, schema_for, name_cap, spent)
         except _CallFailed as exc:
             self.observer.call(model, exc.reason)
             raise
@@ -224,46 +247,77 @@ class JudgeClient:
         self.observer.call(model, "ok")
         return result
 
+    def _report(self, model: str, what: str, detail: str) -> None:
+        self.problems[what] = detail
+        self.observer.problem(model, what, detail)
+
+    def _switch_form(self, model: str, tried: int, detail: str) -> bool:
+        """The server refused form number `tried`: move on to the next one (once, however many
+        calls saw the refusal). False when there is none left."""
+        if tried != self._form_at:
+            return True  # a concurrent call has already moved on
+        if self._form_at + 1 >= len(self._forms):
+            return False
+        self._form_at += 1
+        self._report(model, "format_switch", f"{self._forms[tried]} → {self.form}: {detail}")
+        return True
+
     async def _attempts(
         self,
         model: str,
         messages: list[dict[str, Any]],
         parse: Callable[[str | None], T],
-        fmt: dict[str, Any] | None,
+        schema_for: SchemaFor,
+        name_cap: tuple[str, int],
         spent: list[int],
     ) -> T:
         if self.down:
             raise _CallFailed("judge_down")
         timeouts = invalid = retries = 0
-        kwargs: dict[str, Any] = {
-            "model": model,
-            "messages": messages,
-            "temperature": self.config.temperature,
-            "max_tokens": self.config.max_output_tokens,
-        }
-        if fmt is not None:
-            kwargs["response_format"] = fmt
+        secrets = (self.config.api_key,)
         while True:
+            tried = self._form_at
+            form = self._forms[tried]
+            name, cap = name_cap
+            # the same greedy request gives the same reply: after an unusable one, sample
+            temperature = self.config.temperature if not invalid else RETRY_TEMPERATURE
+            path, body = formats.request(
+                form, model, messages, schema_for(form), name, temperature, cap,
+                self.config.base_url,
+            )  # fmt: skip
             start = self._clock()
             try:
                 async with self._slots:
-                    reply = await self._post(
-                        "/chat/completions", body=kwargs, cast_to=ChatCompletion
-                    )
+                    if form == "ollama":
+                        raw = await self._post(path, body=body, cast_to=object)
+                    else:
+                        raw = await self._post(path, body=body, cast_to=ChatCompletion)
             except openai.APITimeoutError:
                 self.observer.attempt(model, self._clock() - start, 0, 0, 0.0)
                 timeouts += 1
+                detail = f"no reply within {self.config.timeout:g} s"
                 if timeouts > 1:
+                    self._report(model, "unverifiable", detail)
                     raise _CallFailed("unverifiable") from None
                 self.observer.retry(model, "timeout")
                 continue
-            except openai.APIConnectionError:
+            except openai.APIConnectionError as exc:
                 self._down_until = self._clock() + self.config.down_cooldown
+                where = self.config.base_url or "https://api.openai.com/v1"
+                self._report(model, "judge_down", f"cannot reach {where}: {exc}")
                 raise _CallFailed("judge_down") from None
             except openai.APIStatusError as exc:
                 self.observer.attempt(model, self._clock() - start, 0, 0, 0.0)
                 status = exc.status_code
+                detail = server_error_text(status, exc.body, _text_of(exc), secrets)
+                if status not in (401, 403, 404, 429) and formats.names_format(detail):
+                    if self._switch_form(model, tried, detail):
+                        self.observer.retry(model, "format_switch")
+                        continue
+                    self._report(model, "format_rejected", detail)
+                    raise _CallFailed("format_rejected") from None
                 if status != 429 and status < 500:
+                    self._report(model, "client_error", detail)
                     raise _CallFailed("client_error") from None
                 reason = "rate_limited" if status == 429 else "server_error"
                 wait = parse_retry_after(dict(exc.response.headers), time.time())
@@ -271,14 +325,21 @@ class JudgeClient:
                     retries, self.config.backoff, self.config.backoff_max, wait, self._rng
                 )
                 if retries >= self.config.max_retries or delay is None:
+                    self._report(model, reason, detail)
                     raise _CallFailed(reason) from None
                 retries += 1
                 self.observer.retry(model, reason)
                 await self._sleep(delay)
                 continue
             except (openai.APIResponseValidationError, ValueError):
-                reply = None  # a 200 whose body is not a chat completion
-            text, finish, tokens_in, tokens_out = _read(reply, messages)
+                raw = None  # a 200 whose body is not a chat completion
+            if form == "ollama":
+                text, finish, tin, tout = formats.read_ollama(raw)
+                text, finish, tokens_in, tokens_out = finish_usage(
+                    text, finish, tin, tout, messages
+                )
+            else:
+                text, finish, tokens_in, tokens_out = read_completion(raw, messages)
             spent[0] += tokens_in + tokens_out
             self.observer.attempt(
                 model,
@@ -289,31 +350,19 @@ class JudgeClient:
             )
             try:
                 if finish == "length":
-                    raise ReplyInvalid("reply cut off at max_tokens")
+                    raise ReplyInvalid("reply cut off at max_tokens", "cut_off")
                 return parse(text)
-            except ReplyInvalid:
+            except ReplyInvalid as exc:
+                self.observer.invalid(model, exc.kind)
                 invalid += 1
                 if invalid > 1:
+                    self._report(model, "judge_error", f"{exc.kind}: {exc}")
                     raise _CallFailed("judge_error") from None
                 self.observer.retry(model, "invalid_reply")
 
 
-def _read(reply: Any, messages: list[dict[str, Any]]) -> tuple[str | None, str | None, int, int]:
-    """Content, finish reason and token usage of a completion, tolerating odd servers: usage is
-    estimated from the text when the server does not report it."""
-    text: str | None = None
-    finish: str | None = None
+def _text_of(exc: openai.APIStatusError) -> str | None:
     try:
-        choice = reply.choices[0]
-        text = choice.message.content
-        finish = choice.finish_reason
-    except (AttributeError, IndexError, TypeError):
-        pass
-    usage = getattr(reply, "usage", None)
-    tokens_in = getattr(usage, "prompt_tokens", None)
-    tokens_out = getattr(usage, "completion_tokens", None)
-    if not isinstance(tokens_in, int):
-        tokens_in = sum(estimate_tokens(str(m.get("content", ""))) for m in messages)
-    if not isinstance(tokens_out, int):
-        tokens_out = estimate_tokens(text or "")
-    return (text if isinstance(text, str) else None), finish, tokens_in, tokens_out
+        return exc.response.text
+    except Exception:  # a streamed or closed response has no text to give
+        return None

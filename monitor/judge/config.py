@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from monitor.judge.formats import is_local
+
 #: Every value of ragmon_judge_requests_total{outcome}: one per logical call (after retries).
 OUTCOMES: tuple[str, ...] = (
     "ok",  # a schema-valid reply
@@ -15,11 +17,26 @@ OUTCOMES: tuple[str, ...] = (
     "rate_limited",  # 429 after all retries, or a Retry-After beyond the backoff cap
     "server_error",  # 5xx after all retries
     "client_error",  # other 4xx (bad model name, auth): not retried
+    "format_rejected",  # the server refused the structured-output form (every form, for auto)
     "budget_calls",  # refused locally: calls-per-minute budget spent
     "budget_tokens",  # refused locally: tokens-per-hour budget spent
 )
 #: Values of ragmon_judge_retries_total{reason}.
-RETRY_REASONS: tuple[str, ...] = ("rate_limited", "server_error", "timeout", "invalid_reply")
+RETRY_REASONS: tuple[str, ...] = (
+    "rate_limited",
+    "server_error",
+    "timeout",
+    "invalid_reply",
+    "format_switch",  # the server refused a response format; the next form is tried at once
+)
+
+#: Defaults that depend on where the model runs (RAGMON_JUDGE_TIMEOUT_SECONDS and
+#: RAGMON_JUDGE_CONCURRENCY left at "auto"). A local server (llama.cpp, llama-cpp-python,
+#: Ollama, LM Studio on a CPU) usually has one slot and takes tens of seconds per call; a
+#: second concurrent call only queues behind the first and times out. A hosted API answers in
+#: seconds and serves calls in parallel.
+LOCAL_TIMEOUT, LOCAL_CONCURRENCY = 120.0, 1
+HOSTED_TIMEOUT, HOSTED_CONCURRENCY = 30.0, 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,8 +52,8 @@ class JudgeConfig:
     backoff: float = 0.5
     backoff_max: float = 30.0
     down_cooldown: float = 30.0
-    response_format: str = "json_schema"
-    max_output_tokens: int = 1_500
+    response_format: str = "auto"
+    max_output_tokens: int = 1_000
     temperature: float = 0.0
     max_in_flight: int = 4
     cache_size: int = 10_000
@@ -47,6 +64,9 @@ class JudgeConfig:
     @classmethod
     def from_settings(cls, settings: Any) -> JudgeConfig:
         key = settings.openai_api_key
+        local = is_local(settings.openai_base_url)
+        timeout = settings.judge_timeout_seconds
+        concurrency = settings.judge_concurrency
         return cls(
             base_url=settings.openai_base_url,
             api_key=key.get_secret_value() if key is not None else None,
@@ -54,14 +74,14 @@ class JudgeConfig:
             escalation_model=settings.escalation_model or None,
             batch_size=settings.judge_batch_size,
             confidence_threshold=settings.judge_confidence_threshold,
-            timeout=settings.judge_timeout_seconds,
+            timeout=timeout or (LOCAL_TIMEOUT if local else HOSTED_TIMEOUT),
             max_retries=settings.judge_max_retries,
             backoff=settings.judge_backoff_seconds,
             backoff_max=settings.judge_backoff_max_seconds,
             down_cooldown=settings.judge_down_cooldown_seconds,
             response_format=settings.judge_response_format,
             max_output_tokens=settings.judge_max_output_tokens,
-            max_in_flight=settings.judge_concurrency,
+            max_in_flight=concurrency or (LOCAL_CONCURRENCY if local else HOSTED_CONCURRENCY),
             cache_size=settings.judge_cache_size,
             cache_ttl=settings.judge_cache_ttl_seconds,
             max_evidence_chars=settings.judge_max_evidence_chars,
@@ -87,6 +107,13 @@ class JudgeObserver(Protocol):
 
     def cache(self, hit: bool) -> None: ...
 
+    def invalid(self, model: str, reason: str) -> None:
+        """A reply that was not a verdict, by INVALID_REASONS (each attempt)."""
+
+    def problem(self, model: str, what: str, detail: str) -> None:
+        """Something an operator must read: the server's error text (secrets removed) with the
+        outcome or retry reason it led to, or a change of response format."""
+
 
 class NullObserver:
     def call(self, model: str, outcome: str) -> None:
@@ -101,4 +128,10 @@ class NullObserver:
         pass
 
     def cache(self, hit: bool) -> None:
+        pass
+
+    def invalid(self, model: str, reason: str) -> None:
+        pass
+
+    def problem(self, model: str, what: str, detail: str) -> None:
         pass

@@ -2,14 +2,23 @@
 
 A reply is accepted only if it is exactly one JSON object of the schema: no surrounding prose, no
 markdown fence, no extra or missing keys, no duplicate keys, booleans that are booleans, scores
-that are finite numbers in [0, 1], a judgement consistent with `supports`, and exactly the claim
-ids that were asked for. Anything else raises ReplyInvalid and never becomes a verdict.
+that are finite numbers in [0, 1], a judgement consistent with `supports`, exactly the claim
+ids that were asked for, and reasoning of its own: not a text without words ("...") and not a
+sentence copied from the instructions (a weak model under a grammar copies what it is shown word
+for word). Anything else raises ReplyInvalid with one of INVALID_REASONS and never becomes a
+verdict.
+
+The schema sent to the server (`request_schema`) is tighter than the one checked here where a
+grammar can enforce it: the asked claim ids as an enum, exactly as many verdicts as pairs, and a
+bounded `reasoning`, and `supports` tied to the judgement (two alternatives), so a constrained
+model can neither ramble, invent ids nor contradict itself.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -24,6 +33,26 @@ CONFIDENCES: tuple[str, ...] = ("high", "medium", "low")
 ALIGNMENTS: tuple[str, ...] = ("CORRECT", "PARTIALLY_CORRECT", "INCORRECT")
 MAX_REASONING_CHARS = 4_000
 MAX_MISSING_ITEMS = 50
+#: `reasoning` bound in the schema sent to servers that enforce it with a grammar: one or two
+#: sentences fit; it caps the tokens a constrained model can spend on a verdict.
+SENT_REASONING_CHARS = 320
+SENT_MISSING_ITEMS = 5
+SENT_SCORES: list[float] = [i / 10 for i in range(11)]
+# Fewest words a reasoning found verbatim in the instructions needs to count as copied: a
+# generic "The evidence supports the claim." (5) is the model's own, if lazy.
+_ECHO_MIN_WORDS = 6
+#: Values of ragmon_judge_invalid_replies_total{reason}: why a reply was not a verdict.
+INVALID_REASONS: tuple[str, ...] = (
+    "empty",  # no content
+    "not_json",  # not exactly one JSON object (prose, fences, truncated JSON)
+    "cut_off",  # the server stopped at max_tokens
+    "off_schema",  # missing/extra keys, wrong types, values outside an enum
+    "echoed_example",  # reasoning copied from the instructions, or without a word ("...")
+    "score_out_of_range",  # a score that is not a finite number in [0, 1]
+    "unknown_claim_id",  # ids not asked for, missing or answered twice
+    "inconsistent_judgement",  # supports disagrees with the judgement
+)
+_WORDISH = re.compile(r"[^\W\d_]{2,}")
 
 # Seed 004: support_score per judgement; the claim verdict the monitor records for each.
 SUPPORT_SCORE: dict[str, float] = {"ENTAILMENT": 1.0, "NEUTRAL": 0.5, "CONTRADICTION": 0.0}
@@ -87,10 +116,12 @@ ANSWER_REPLY_SCHEMA: dict[str, Any] = {
 
 
 class ReplyInvalid(JudgeError):
-    """The judge's reply is not exactly the schema; counted as invalid_reply / judge_error."""
+    """The judge's reply is not exactly the schema; counted as invalid_reply / judge_error, and
+    under `kind` (one of INVALID_REASONS) in ragmon_judge_invalid_replies_total."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, kind: str = "off_schema") -> None:
         super().__init__(message, reason="invalid_reply")
+        self.kind = kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +156,7 @@ class AnswerVerdict:
 
 
 def _reject_constant(name: str) -> Any:
-    raise ReplyInvalid(f"non-finite number {name} in reply")
+    raise ReplyInvalid(f"non-finite number {name} in reply", "score_out_of_range")
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -140,13 +171,13 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def load_strict(text: str | None) -> dict[str, Any]:
     """Exactly one JSON object (whitespace around it allowed), else ReplyInvalid."""
     if not text or not text.strip():
-        raise ReplyInvalid("empty reply")
+        raise ReplyInvalid("empty reply", "empty")
     try:
         value = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
     except json.JSONDecodeError as exc:
-        raise ReplyInvalid(f"reply is not JSON: {exc.msg} at {exc.pos}") from None
+        raise ReplyInvalid(f"reply is not JSON: {exc.msg} at {exc.pos}", "not_json") from None
     if not isinstance(value, dict):
-        raise ReplyInvalid("reply is not a JSON object")
+        raise ReplyInvalid("reply is not a JSON object", "not_json")
     return value
 
 
@@ -164,7 +195,7 @@ def _unit(value: Any, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ReplyInvalid(f"{where} is not a number")
     if not math.isfinite(value) or not 0.0 <= value <= 1.0:
-        raise ReplyInvalid(f"{where} is outside [0, 1]")
+        raise ReplyInvalid(f"{where} is outside [0, 1]", "score_out_of_range")
     return float(value)
 
 
@@ -176,53 +207,83 @@ def _text(value: Any, where: str) -> str:
     return value
 
 
+def _flat(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def is_placeholder(reasoning: str, instructions: str = "") -> bool:
+    """Not reasoning of the judge's own: no word at all ("...", "-", "N/A"), or a passage of
+    the instructions (the system message, which holds no data) copied back."""
+    if _WORDISH.search(reasoning) is None:
+        return True
+    flat = _flat(reasoning).strip(" .\"'<>")
+    return len(flat.split()) >= _ECHO_MIN_WORDS and flat in _flat(instructions)
+
+
+def _reasoning(value: Any, where: str, instructions: str) -> str:
+    text = _text(value, where)
+    if is_placeholder(text, instructions):
+        raise ReplyInvalid(f"{where} is copied from the prompt, not reasoning", "echoed_example")
+    return text
+
+
 def _enum(value: Any, allowed: tuple[str, ...], where: str) -> str:
     if not isinstance(value, str) or value not in allowed:
         raise ReplyInvalid(f"{where} must be one of {', '.join(allowed)}")
     return value
 
 
-def _pair(obj: Any, where: str) -> PairVerdict:
+def _pair(obj: Any, where: str, instructions: str) -> PairVerdict:
     item = _keys(obj, PAIR_VERDICT_SCHEMA, where)
     claim_id = item["claim_id"]
     if isinstance(claim_id, bool) or not isinstance(claim_id, int):
-        raise ReplyInvalid(f"{where}.claim_id is not an integer")
+        raise ReplyInvalid(f"{where}.claim_id is not an integer", "unknown_claim_id")
     judgement = _enum(item["judgement"], JUDGEMENTS, f"{where}.judgement")
     supports = item["supports"]
     if not isinstance(supports, bool):
         raise ReplyInvalid(f"{where}.supports is not a boolean")
+    score = _unit(item["score"], f"{where}.score")
+    confidence = _enum(item["confidence"], CONFIDENCES, f"{where}.confidence")
+    reasoning = _reasoning(item["reasoning"], f"{where}.reasoning", instructions)
     if supports != (judgement == "ENTAILMENT"):
-        raise ReplyInvalid(f"{where}: supports={supports} contradicts judgement {judgement}")
+        raise ReplyInvalid(
+            f"{where}: supports={supports} contradicts judgement {judgement}",
+            "inconsistent_judgement",
+        )
     return PairVerdict(
         claim_id=claim_id,
         judgement=judgement,  # type: ignore[arg-type]
         supports=supports,
-        score=_unit(item["score"], f"{where}.score"),
-        confidence=_enum(item["confidence"], CONFIDENCES, f"{where}.confidence"),  # type: ignore[arg-type]
-        reasoning=_text(item["reasoning"], f"{where}.reasoning"),
+        score=score,
+        confidence=confidence,  # type: ignore[arg-type]
+        reasoning=reasoning,
     )
 
 
-def parse_batch_reply(text: str | None, claim_ids: tuple[int, ...]) -> dict[int, PairVerdict]:
-    """The verdicts by claim id; exactly `claim_ids`, each once, in any order."""
+def parse_batch_reply(
+    text: str | None, claim_ids: tuple[int, ...], instructions: str = ""
+) -> dict[int, PairVerdict]:
+    """The verdicts by claim id; exactly `claim_ids`, each once, in any order. `instructions`:
+    the system message sent, whose sentences a reasoning must not merely repeat."""
     reply = _keys(load_strict(text), BATCH_REPLY_SCHEMA, "reply")
     items = reply["verdicts"]
     if not isinstance(items, list) or not items:
         raise ReplyInvalid("reply.verdicts is not a non-empty array")
     out: dict[int, PairVerdict] = {}
     for n, obj in enumerate(items):
-        verdict = _pair(obj, f"reply.verdicts[{n}]")
+        verdict = _pair(obj, f"reply.verdicts[{n}]", instructions)
         if verdict.claim_id in out:
-            raise ReplyInvalid(f"claim_id {verdict.claim_id} answered twice")
+            raise ReplyInvalid(f"claim_id {verdict.claim_id} answered twice", "unknown_claim_id")
         out[verdict.claim_id] = verdict
     if set(out) != set(claim_ids):
         raise ReplyInvalid(
-            f"claim ids {sorted(out)} do not match the ids asked for {sorted(claim_ids)}"
+            f"claim ids {sorted(out)} do not match the ids asked for {sorted(claim_ids)}",
+            "unknown_claim_id",
         )
     return out
 
 
-def parse_answer_reply(text: str | None) -> AnswerVerdict:
+def parse_answer_reply(text: str | None, instructions: str = "") -> AnswerVerdict:
     reply = _keys(load_strict(text), ANSWER_REPLY_SCHEMA, "reply")
     missing = reply["missing_information"]
     if not isinstance(missing, list) or len(missing) > MAX_MISSING_ITEMS:
@@ -236,32 +297,78 @@ def parse_answer_reply(text: str | None) -> AnswerVerdict:
         missing_information=tuple(
             _text(m, f"reply.missing_information[{i}]") for i, m in enumerate(missing)
         ),
-        reasoning=_text(reply["reasoning"], "reply.reasoning"),
+        reasoning=_reasoning(reply["reasoning"], "reply.reasoning", instructions),
     )
 
 
-def response_format(kind: str, schema: dict[str, Any], name: str) -> dict[str, Any] | None:
-    """The `response_format` request field for the configured kind (None: do not send one)."""
-    if kind == "json_schema":
-        body = _portable(schema)
-        return {
-            "type": "json_schema",
-            "json_schema": {"name": name, "strict": True, "schema": body},
+def batch_request_schema(claim_ids: tuple[int, ...], bounded: bool) -> dict[str, Any]:
+    """The batch reply schema as sent for one call. `bounded` (servers that compile the schema
+    into a grammar): the asked ids as an enum, exactly len(claim_ids) verdicts, reasoning of
+    12..SENT_REASONING_CHARS characters. Otherwise the portable subset strict OpenAI accepts
+    (the ids as an enum; lengths are checked locally)."""
+    item = dict(PAIR_VERDICT_SCHEMA)
+    props = dict(item["properties"])
+    props["claim_id"] = {"type": "integer", "enum": list(claim_ids)}
+    if bounded:
+        props["reasoning"] = {"type": "string", "minLength": 12, "maxLength": SENT_REASONING_CHARS}
+        # grammar converters do not enforce minimum/maximum on numbers (SmolLM2 wrote scores
+        # above 1): a score in tenths is one of eleven literals
+        props["score"] = {"type": "number", "enum": SENT_SCORES}
+    item["properties"] = props
+    verdicts: dict[str, Any] = {"type": "array", "items": item}
+    if bounded:  # supports follows from the judgement: one alternative each way
+        yes = {**props, "judgement": {"const": "ENTAILMENT"}, "supports": {"const": True}}
+        no = {
+            **props,
+            "judgement": {"enum": ["NEUTRAL", "CONTRADICTION"]},
+            "supports": {"const": False},
         }
-    if kind == "json_object":
-        return {"type": "json_object"}
-    return None
+        verdicts["items"] = {"anyOf": [{**item, "properties": yes}, {**item, "properties": no}]}
+    if bounded:
+        verdicts.update(minItems=len(claim_ids), maxItems=len(claim_ids))
+    schema = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["verdicts"],
+        "properties": {"verdicts": verdicts},
+    }
+    return schema if bounded else portable_schema(schema)
 
 
-# Keywords some strict structured-output implementations refuse; they are checked locally anyway.
+def answer_request_schema(bounded: bool) -> dict[str, Any]:
+    schema = dict(ANSWER_REPLY_SCHEMA)
+    del schema["$schema"], schema["title"]
+    if not bounded:
+        return portable_schema(schema)
+    props = dict(schema["properties"])
+    props["reasoning"] = {"type": "string", "minLength": 12, "maxLength": SENT_REASONING_CHARS}
+    props["correctness_score"] = props["interpretability_score"] = {
+        "type": "number",
+        "enum": SENT_SCORES,
+    }
+    props["missing_information"] = {
+        "type": "array",
+        "maxItems": SENT_MISSING_ITEMS,
+        "items": {"type": "string", "maxLength": SENT_REASONING_CHARS},
+    }
+    schema["properties"] = props
+    return schema
+
+
+# Keywords strict OpenAI structured outputs refuse or ignore; they are checked locally anyway.
 _LOCAL_ONLY = frozenset(
-    {"$schema", "title", "minimum", "maximum", "maxLength", "minItems", "maxItems"}
+    {"$schema", "title", "minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems"}
 )
 
 
-def _portable(node: Any) -> Any:
+def portable(node: Any) -> Any:
     if isinstance(node, dict):
-        return {k: _portable(v) for k, v in node.items() if k not in _LOCAL_ONLY}
+        return {k: portable(v) for k, v in node.items() if k not in _LOCAL_ONLY}
     if isinstance(node, list):
-        return [_portable(v) for v in node]
+        return [portable(v) for v in node]
     return node
+
+
+def portable_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = portable(schema)
+    return out

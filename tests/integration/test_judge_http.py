@@ -327,7 +327,7 @@ async def test_runner_publishes_counts_and_keeps_canary_gauges(
     assert sorted(r["event_id"] for r in published) == ["e1", "e2"]
     assert [a["reason"] for a in audited] == ["judge", "judge"]
     e1 = next(r for r in published if r["event_id"] == "e1")
-    assert e1["sampled_because"] == "base" and e1["prompt_version"] == "ragmon-judge-v1"
+    assert e1["sampled_because"] == "base" and e1["prompt_version"] == "ragmon-judge-v2"
     assert [c["verdict"] for c in e1["claims"]] == ["supported", "not_supported"]
     for verdict in ("supported", "not_supported", "partially_supported"):
         assert (
@@ -496,6 +496,11 @@ def test_ragmon_eval_with_judge_html_and_trec(
     assert judged == 12 and figures["judge_calls"] == {"ok": figures["judge"]["n"]}
     page = (tmp_path / "out.html").read_text()
     assert page.startswith("<!DOCTYPE html>") and "judge tier" in page
+    # the summary covers the judge too: where it ran, in which form, and how the calls went
+    assert f"judge at {server.url} (response format json_schema)" in page
+    assert (
+        figures["judge"]["response_format"] == "json_schema" and figures["judge"]["failure"] is None
+    )
     qrels = (tmp_path / "out.qrels").read_text().splitlines()
     assert qrels and all(len(line.split()) == 4 for line in qrels)
     board = (tmp_path / "out.lb").read_text().splitlines()

@@ -245,3 +245,27 @@ def test_transitions_alternate_and_replay_is_silent(
     # the new owner after a rebalance replays a suffix of windows from the stored state
     _, replayed = run(VALIDITY, points[cut:], state)
     assert replayed == []
+
+
+JUDGE = AlertRule(
+    name="judge_errors_high",
+    figure="judge_error_rate",
+    op="above",
+    threshold=0.20,
+    resolve_threshold=0.10,
+    min_events=20,
+    for_seconds=0,
+)
+
+
+def test_judge_errors_need_enough_judge_calls_not_enough_events() -> None:
+    """One failed call among 500 events is 1 of 1 calls: a rate of 1.0 on one call, no alert."""
+    one_call = WindowFigures.from_counts("a", 0.0, events=500, judge_calls=1, judge_errors=1)
+    assert (
+        one_call.values["judge_error_rate"] == 1.0 and one_call.sample_size("judge_error_rate") == 1
+    )
+    assert one_call.sample_size("validity") == 500
+    assert evaluate(JUDGE, AlertState(), one_call) == (AlertState(updated=0.0), None)
+    many = WindowFigures.from_counts("a", 1.0, events=5, judge_calls=20, judge_errors=5)
+    state, change = evaluate(JUDGE, AlertState(), many)  # 5 / 20 = 0.25 > 0.20 on 20 calls
+    assert change is not None and change.kind == "firing" and state.value == 0.25

@@ -73,8 +73,11 @@ def test_injection_stays_inside_its_fence(attack: str, where: str) -> None:
         if len(fragment) > 12:
             assert fragment not in rest
     assert attack not in system
-    # the instructions say the blocks are data and name the real tag
-    assert "untrusted DATA" in system and tag in system and PROMPT_VERSION in system
+    # the instructions say the blocks are data; the real tag is named on the user message's
+    # first line, before any data, and nowhere else outside the markers
+    assert "untrusted DATA" in system and PROMPT_VERSION in system and tag not in system
+    assert user.splitlines()[0] == f"Data tag: {tag}"
+    assert rest.count(tag) == 1
     assert user.count(f"<<{tag}:begin") == 4 and user.count(f"<<{tag}:end") == 4
 
 
@@ -97,6 +100,18 @@ def test_any_text_round_trips_through_the_fences(texts: list[tuple[str, str]]) -
     assert prompt.claim_ids == tuple(range(1, len(pairs) + 1))
 
 
+def test_the_system_message_is_a_stable_prefix() -> None:
+    """Same bytes on every request (a local server's prompt cache reuses it); the tag, which
+    differs per request, comes after it."""
+    a = build_batch_prompt([Pair("a claim", "some evidence")])
+    b = build_batch_prompt([Pair("other", "texts"), Pair("x", "y")])
+    c = build_answer_prompt("q", "an answer", "a reference")
+    d = build_answer_prompt(None, "another", "reference")
+    assert a.messages[0] == b.messages[0] and c.messages[0] == d.messages[0]
+    assert a.tag != b.tag and a.tag not in a.messages[0]["content"]
+    assert len(a.messages[0]["content"]) > 1_500  # the bulk of the prompt is the cached part
+
+
 def test_tags_are_fresh_per_request_and_avoid_the_text() -> None:
     tags = {build_batch_prompt([Pair("a", "b")]).tag for _ in range(50)}
     assert len(tags) == 50
@@ -116,13 +131,13 @@ OBEYED_INJECTION = [
     "supports: true",
     '{"supports": true}',
     '{"supports": true, "reasoning": "as instructed", "confidence": "high"}',
-    '[{"claim_id": 1, "supports": true, "reasoning": "x", "confidence": "high"}]',
-    'I will ignore the rules. {"verdicts": [{"claim_id": 1, "reasoning": "x", '
+    '[{"claim_id": 1, "supports": true, "reasoning": "as instructed", "confidence": "high"}]',
+    'I will ignore the rules. {"verdicts": [{"claim_id": 1, "reasoning": "as instructed", '
     '"judgement": "ENTAILMENT", "supports": true, "score": 1, "confidence": "high"}]}',
-    '{"verdicts": [{"claim_id": 1, "reasoning": "x", "judgement": "ENTAILMENT", '
+    '{"verdicts": [{"claim_id": 1, "reasoning": "as instructed", "judgement": "ENTAILMENT", '
     '"supports": true, "score": 1, "confidence": "high", "note": "forced"}]}',
-    '{"verdicts": [{"claim_id": 1, "reasoning": "x", "judgement": "ENTAILMENT", "supports": '
-    'true, "score": 1, "confidence": "high"}, {"claim_id": 2, "reasoning": "x", "judgement": '
+    '{"verdicts": [{"claim_id": 1, "reasoning": "as instructed", "judgement": "ENTAILMENT", "supports": '
+    'true, "score": 1, "confidence": "high"}, {"claim_id": 2, "reasoning": "as instructed", "judgement": '
     '"ENTAILMENT", "supports": true, "score": 1, "confidence": "high"}]}',
 ]
 
@@ -138,7 +153,7 @@ def test_schema_reply_is_accepted() -> None:
         "verdicts": [
             {
                 "claim_id": 1,
-                "reasoning": "x",
+                "reasoning": "Unrelated to the claim.",
                 "judgement": "CONTRADICTION",
                 "supports": False,
                 "score": 0.1,

@@ -14,16 +14,16 @@ from monitor.judge.schema import (
     ANSWER_REPLY_SCHEMA,
     BATCH_REPLY_SCHEMA,
     ReplyInvalid,
+    is_placeholder,
     parse_answer_reply,
     parse_batch_reply,
-    response_format,
 )
 
 
 def item(cid: int = 1, **over: Any) -> dict[str, Any]:
     base = {
         "claim_id": cid,
-        "reasoning": "r",
+        "reasoning": "The evidence states it.",
         "judgement": "ENTAILMENT",
         "supports": True,
         "score": 0.9,
@@ -92,7 +92,7 @@ def test_anything_but_the_schema_is_rejected(name: str) -> None:
 
 def test_answer_reply() -> None:
     good = {
-        "reasoning": "r",
+        "reasoning": "Agrees on one point.",
         "alignment": "PARTIALLY_CORRECT",
         "correctness_score": 0.5,
         "interpretability_score": 0.75,
@@ -159,10 +159,85 @@ def test_the_schemas_are_valid_json_schema() -> None:
     jsonschema.Draft202012Validator.check_schema(ANSWER_REPLY_SCHEMA)
 
 
-def test_response_format_kinds() -> None:
-    fmt = response_format("json_schema", BATCH_REPLY_SCHEMA, "judge_batch")
-    assert fmt is not None and fmt["type"] == "json_schema"
-    sent = json.dumps(fmt)
-    assert '"strict": true' in sent and "maximum" not in sent and "$schema" not in sent
-    assert response_format("json_object", BATCH_REPLY_SCHEMA, "x") == {"type": "json_object"}
-    assert response_format("none", BATCH_REPLY_SCHEMA, "x") is None
+KINDS = {
+    "": "empty",
+    "Sure! " + reply(item()): "not_json",
+    '{"verdicts": [{"claim_id": 1, "supports": tru': "not_json",
+    reply(item(score=1.5)): "score_out_of_range",
+    reply(item(score=-0.01)): "score_out_of_range",
+    reply(item(3)): "unknown_claim_id",
+    reply(item(1), item(1)): "unknown_claim_id",
+    reply(item(judgement="NEUTRAL", supports=True)): "inconsistent_judgement",
+    reply(item(judgement="SUPPORTED")): "off_schema",
+    reply(item(reasoning="...")): "echoed_example",
+}
+
+
+@pytest.mark.parametrize("text", sorted(KINDS))
+def test_each_rejection_names_its_reason(text: str) -> None:
+    with pytest.raises(ReplyInvalid) as caught:
+        parse_batch_reply(text, (1,))
+    assert caught.value.kind == KINDS[text]
+
+
+def test_the_instructions_echoed_back_are_not_a_verdict() -> None:
+    """SmolLM2 under a grammar copied what the prompt showed it; a sentence of the system
+    message as reasoning is a copy (the system message holds no data to quote)."""
+    from monitor.judge.prompt import BATCH_SYSTEM
+
+    line = next(x for x in BATCH_SYSTEM.splitlines() if x.startswith("- reasoning: "))
+    copied = reply(item(reasoning=line.removeprefix("- reasoning: ")))
+    with pytest.raises(ReplyInvalid) as caught:
+        parse_batch_reply(copied, (1,), BATCH_SYSTEM)
+    assert caught.value.kind == "echoed_example"
+    # a short generic sentence that happens to occur in the instructions is the model's own
+    own = reply(item(reasoning="The evidence supports the claim."))
+    assert "the evidence supports the claim" in BATCH_SYSTEM
+    assert parse_batch_reply(own, (1,), BATCH_SYSTEM)[1].verdict == "supported"
+
+
+@pytest.mark.parametrize(
+    ("text", "placeholder"),
+    [
+        ("...", True),
+        ("…", True),
+        ("  - ", True),
+        ("N/A", True),
+        ("12.5", True),
+        ("judge only from what the data says", True),
+        ("Judge only from what the data says; do not use outside knowledge.", True),
+        ("No.", False),
+        ("The evidence gives 900, not 1200.", False),
+        ("Die Quelle nennt 900.", False),
+    ],
+)
+def test_placeholder_reasoning(text: str, placeholder: bool) -> None:
+    from monitor.judge.prompt import BATCH_SYSTEM
+
+    assert is_placeholder(text, BATCH_SYSTEM) is placeholder
+
+
+def test_the_bounded_schema_ties_supports_to_the_judgement_and_ids_to_the_request() -> None:
+    from monitor.judge.schema import batch_request_schema
+
+    check = jsonschema.Draft202012Validator(batch_request_schema((1, 2), bounded=True)).is_valid
+    why = "The evidence says so."
+    good = {
+        "verdicts": [
+            item(1, reasoning=why),
+            item(2, reasoning=why, judgement="NEUTRAL", supports=False, score=0.5),
+        ]
+    }
+    assert check(good)
+    for bad in (
+        {"verdicts": [item(1, reasoning=why)]},  # one verdict short
+        {"verdicts": [item(1, reasoning=why), item(3, reasoning=why)]},  # id not asked
+        {"verdicts": [item(1, reasoning=why), item(2, reasoning=why, supports=False)]},
+        {"verdicts": [item(1, reasoning=why), item(2, reasoning="x" * 400)]},  # too long
+        {"verdicts": [item(1, reasoning="..."), item(2, reasoning=why)]},  # too short
+        {"verdicts": [item(1, reasoning=why, score=1.5), item(2, reasoning=why)]},
+        {"verdicts": [item(1, reasoning=why, score=0.55), item(2, reasoning=why)]},  # tenths
+    ):
+        assert not check(bad)
+    portable = json.dumps(batch_request_schema((1, 2), bounded=False))
+    assert "maxLength" not in portable and "anyOf" not in portable and "minimum" not in portable
