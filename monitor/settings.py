@@ -263,6 +263,8 @@ class Settings(BaseSettings):
     @classmethod
     def _host_port_list(cls, value: str) -> str:
         for server in value.split(","):
+            if not server.strip():
+                continue  # "a:1,,b:2" and a trailing comma are forgiven; an empty list is not
             problem = server_problem(server.strip())
             if problem:
                 raise ValueError(f"malformed server {server.strip()!r}: {problem}")
