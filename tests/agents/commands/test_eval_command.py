@@ -24,7 +24,9 @@ def write(tmp_path: Path) -> tuple[Path, Path]:
             "answer": "Revenue grew by 9% in 2020 across Europe [1].",
             "documents": [DOC],
         },
-        {"event_id": "c", "answer": "Costs fell sharply in Asia last year.", "documents": [DOC]},
+        # uncited, and not in the context either (an uncited claim the context supports is no
+        # longer a hallucination: it is checked against the documents)
+        {"event_id": "c", "answer": "Profits doubled in Africa in 2019.", "documents": [DOC]},
         {"event_id": "d", "answer": "# Title only", "documents": [DOC]},
         {"event_id": "e", "answer": "Costs fell in Asia during the year [1].", "documents": [DOC]},
     ]
@@ -47,7 +49,7 @@ def test_eval_json_figures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     out = json.loads(capsys.readouterr().out)
     assert out["n"] == 4 and out["unscored"] == 1 and out["rejected"] == 1
     assert out["n_by_label"] == {"supported": 2, "partially_supported": 1, "not_supported": 1}
-    # a and e are supported, b (changed figure) and c (uncited) are not: perfect separation
+    # a and e are supported, b (changed figure) and c (uncited, ungrounded) are not
     assert out["balanced_accuracy"] == 1.0
     assert out["balanced_accuracy_partial_negative"] == 1.0
     assert out["auroc"] == 1.0
