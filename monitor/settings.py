@@ -191,7 +191,8 @@ class Settings(BaseSettings):
     )
     #: RAGMON_JUDGE_MODEL
     judge_model: str = "gpt-4o-mini"
-    #: RAGMON_ESCALATION_MODEL
+    #: RAGMON_ESCALATION_MODEL: low-confidence verdicts are asked again of it (empty: never).
+    #: Left unset with a local or private-network OPENAI_BASE_URL, there is none: gpt-4o is hosted.
     escalation_model: str = "gpt-4o"
     #: RAGMON_JUDGE_SAMPLE_RATE: base share of answers sent to the judge.
     judge_sample_rate: float = Field(default=0.05, ge=0, le=1)

@@ -71,7 +71,7 @@ class JudgeConfig:
             base_url=settings.openai_base_url,
             api_key=key.get_secret_value() if key is not None else None,
             model=settings.judge_model,
-            escalation_model=settings.escalation_model or None,
+            escalation_model=_escalation(settings, local),
             batch_size=settings.judge_batch_size,
             confidence_threshold=settings.judge_confidence_threshold,
             timeout=timeout or (LOCAL_TIMEOUT if local else HOSTED_TIMEOUT),
@@ -92,6 +92,15 @@ class JudgeConfig:
         """Estimated cost from the price table (USD per million tokens); unknown models cost 0."""
         price_in, price_out = self.prices.get(model, (0.0, 0.0))
         return (tokens_in * price_in + tokens_out * price_out) / 1_000_000
+
+
+def _escalation(settings: Any, local: bool) -> str | None:
+    """The escalation model; none on a local server unless one was set: the default names a
+    hosted model (gpt-4o) that a local server does not serve (Ollama answers 404, llama.cpp
+    quietly re-asks the one model it has)."""
+    if local and "escalation_model" not in getattr(settings, "model_fields_set", ()):
+        return None
+    return str(settings.escalation_model) or None
 
 
 class JudgeObserver(Protocol):

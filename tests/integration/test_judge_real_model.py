@@ -195,7 +195,6 @@ def test_ragmon_eval_judge_against_the_real_server(
             monkeypatch.delenv(key)
     monkeypatch.setenv("OPENAI_BASE_URL", llama_server)
     monkeypatch.setenv("RAGMON_JUDGE_MODEL", MODEL)
-    monkeypatch.setenv("RAGMON_ESCALATION_MODEL", "")  # docs/judge.md, for every local server
     code = main(["eval", str(events), "--labels", str(labels), "--judge", "--json"])
     captured = capsys.readouterr()
     figures = json.loads(captured.out)

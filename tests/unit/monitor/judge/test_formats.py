@@ -115,12 +115,21 @@ def test_reply_token_cap() -> None:
 
 
 def test_local_defaults_from_settings(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key in ("OPENAI_BASE_URL", "RAGMON_JUDGE_TIMEOUT_SECONDS", "RAGMON_JUDGE_CONCURRENCY"):
+    for key in (
+        "OPENAI_BASE_URL",
+        "RAGMON_JUDGE_TIMEOUT_SECONDS",
+        "RAGMON_JUDGE_CONCURRENCY",
+        "RAGMON_ESCALATION_MODEL",
+    ):
         monkeypatch.delenv(key, raising=False)
     local = JudgeConfig.from_settings(load_settings(openai_base_url="http://127.0.0.1:8000/v1"))
     hosted = JudgeConfig.from_settings(load_settings())
     assert (local.timeout, local.max_in_flight, local.response_format) == (120.0, 1, "auto")
     assert (hosted.timeout, hosted.max_in_flight) == (30.0, 4)
+    # the default escalation model is hosted: a local server gets none unless one is named
+    assert (local.escalation_model, hosted.escalation_model) == (None, "gpt-4o")
+    named = load_settings(openai_base_url="http://127.0.0.1:8000/v1", escalation_model="qwen-32b")
+    assert JudgeConfig.from_settings(named).escalation_model == "qwen-32b"
     monkeypatch.setenv("RAGMON_JUDGE_TIMEOUT_SECONDS", "45")
     monkeypatch.setenv("RAGMON_JUDGE_CONCURRENCY", "auto")
     set_ = JudgeConfig.from_settings(load_settings(openai_base_url="http://127.0.0.1:8000/v1"))
