@@ -102,7 +102,8 @@ def alert_rule_body(rule: AlertRule) -> dict[str, Any]:
             "summary": rule.summary or rule.name,
             "description": (
                 f"{rule.figure} {rule.op} {rule.threshold:g} over "
-                f"{format_duration(rule.window_seconds)} with at least {rule.min_events} events; "
+                f"{format_duration(rule.window_seconds)} with at least {rule.min_events} "
+                f"{'judge calls' if rule.figure == 'judge_error_rate' else 'events'}; "
                 f"resolves at {rule.resolve_threshold:g}. Prometheus alert: {alert_name(rule)}."
             ),
         },
