@@ -151,7 +151,7 @@ def judge_eval(
     async def go() -> dict[str, dict[str, Any]]:
         judge = client or JudgeClient(
             config,
-            observer=MetricsObserver(metrics),
+            observer=MetricsObserver(metrics, log_problems=False),  # in the summary instead
             budget=Budget(settings.judge_calls_per_minute, settings.judge_tokens_per_hour),
         )
         try:

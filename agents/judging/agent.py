@@ -46,8 +46,9 @@ Publish = Callable[[dict[str, Any]], Awaitable[Any]]
 class MetricsObserver:
     """JudgeObserver → Prometheus."""
 
-    def __init__(self, metrics: Metrics) -> None:
+    def __init__(self, metrics: Metrics, *, log_problems: bool = True) -> None:
         self.m = metrics
+        self.log_problems = log_problems  # off where the caller reports them (ragmon eval)
         # labels() takes a lock and builds a key each time; a lookup runs once per judged pair
         self._child = Children()
         self._told: set[tuple[str, str, str]] = set()  # problems already logged
@@ -79,7 +80,9 @@ class MetricsObserver:
         # the server's own words (secrets removed by the client): the one thing that tells an
         # operator why a judge fails, e.g. a response format the server does not take
         key = (model, what, detail)
-        if key in self._told:  # a server down or misconfigured says the same on every call
+        if (
+            not self.log_problems or key in self._told
+        ):  # a server down or misconfigured says the same on every call
             return
         if len(self._told) < 1_000:
             self._told.add(key)

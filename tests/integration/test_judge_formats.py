@@ -197,7 +197,8 @@ def test_eval_with_an_unreachable_judge_exits_non_zero_naming_the_url(
     url = f"http://127.0.0.1:{_closed_port()}/v1"
     assert _eval(tmp_path, monkeypatch, url, "m") == 1
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[-1].startswith("ragmon eval: the judge is unreachable: cannot reach " + url)
+    assert len(err) == 1  # one line, naming the URL
+    assert err[0].startswith(f"ragmon eval: the judge is unreachable: cannot reach {url}: ")
 
 
 def test_eval_when_every_call_fails_says_why(
