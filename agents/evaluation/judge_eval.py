@@ -183,12 +183,15 @@ def weakest_cheap(verdict: Verdict) -> tuple[str, float] | None:
 
 
 def weakest_judged(record: Mapping[str, Any] | None) -> tuple[str, float] | None:
-    """The weakest claim the judge gave a verdict and score (timeouts and failures left out)."""
+    """The weakest claim the judge gave a verdict and score (timeouts and failures left out),
+    among the cited claims when there are any, as `weakest_cheap` picks the cheap tier's: the
+    two verdicts compared with one human label are then about the same claim."""
     scored = [
         c
         for c in (record or {}).get("claims", [])
         if c.get("verdict") and isinstance(c.get("score"), int | float)
     ]
+    scored = [c for c in scored if c.get("cited", True)] or scored
     if not scored:
         return None
     weakest = min(scored, key=lambda c: c["score"])

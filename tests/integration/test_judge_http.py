@@ -447,10 +447,12 @@ def test_offline_eval_judging_end_to_end(server: JudgeHTTPServer) -> None:
     result = judge_eval(checked, settings)
     assert sorted(result.records) == ["x0", "x1", "x2", "x3"]
     # evidence of claim 0 holds every claim word → supported; claim 1 shares "premium", "dollars"
-    # of "premium", "1200", "dollars" (2 of 3) → partially supported
+    # of "premium", "1200", "dollars" (2 of 3) → partially supported; the uncited claim 2 is
+    # judged on the whole context, which has neither "nobody" nor "knows" → not supported
     assert [c["verdict"] for c in result.records["x0"]["claims"]] == [
         "supported",
         "partially_supported",
+        "not_supported",
     ]
     assert result.outcomes() == {"ok": 1}  # identical pairs: 1 call, then the cache
     tin, tout = result.tokens()

@@ -131,7 +131,7 @@ def _expected_calls(lines: list[str]) -> int:
     for line in lines:
         event = decode_event(line.encode(), options)
         assert isinstance(event, AnswerEvent)
-        items = judge_items(check_event(event, options))
+        items = judge_items(check_event(event, options), event=event)
         calls += -(-len(items) // 5)
     return calls
 
@@ -228,7 +228,7 @@ def test_streaming_judge_against_the_real_server(llama_server: str) -> None:
         event = decode_event(line.encode(), options)
         assert isinstance(event, AnswerEvent)
         verdict = check_event(event, options)
-        items = judge_items(verdict, settings.judge_max_evidence_chars)
+        items = judge_items(verdict, settings.judge_max_evidence_chars, event)
         requests.append(build_request(event, verdict, items, "base"))
 
     async def go() -> None:
