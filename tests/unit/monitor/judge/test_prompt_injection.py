@@ -162,3 +162,12 @@ def test_schema_reply_is_accepted() -> None:
         ]
     }
     assert parse_batch_reply(json.dumps(good), (1,))[1].verdict == "not_supported"
+
+
+def test_docs_show_the_system_message_as_sent() -> None:
+    from pathlib import Path
+
+    from monitor.judge.prompt import BATCH_SYSTEM
+
+    docs = Path(__file__).resolve().parents[4] / "docs" / "judge.md"
+    assert BATCH_SYSTEM in docs.read_text(encoding="utf-8")
