@@ -166,13 +166,19 @@ def format_report(result: CheapEval, title: str = "cheap tier") -> str:
     return "\n".join(lines)
 
 
+def _judge_report(figures: dict[str, Any], cheap: CheapEval) -> str:
+    return format_report(CheapEval(figures, [], cheap.unlabelled, 0), title="judge")
+
+
 def run(args: argparse.Namespace) -> int:
     settings = load_settings(getattr(args, "config", None))
     options = settings.check_options()
     labels = load_labels(args.labels)
     checked, rejected = load_checked(args.events, options)
     result = cheap_eval(checked, labels, rejected, args.threshold)
-    judge, calls = eval_extras.run_extras(args, settings, checked, labels, format_report(result))
+    judge, calls = eval_extras.run_extras(
+        args, settings, checked, labels, format_report(result), lambda f: _judge_report(f, result)
+    )
     if args.json:
         out = dict(result.figures)
         out.update(
@@ -184,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(format_report(result))
         if judge is not None:
-            print(format_report(CheapEval(judge, [], result.unlabelled, 0), title="judge"))
+            print(_judge_report(judge, result))
             print(
                 f"  judge vs cheap disagreement: {_fmt(judge['judge_vs_cheap_disagreement'])}; "
                 f"unjudged events: {judge['unjudged']}; judge calls by outcome: {calls}"

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -116,9 +116,11 @@ def run_extras(
     checked: Checked,
     labels: Mapping[str, str],
     summary: str,
+    judge_report: Callable[[dict[str, Any]], str] | None = None,
 ) -> tuple[dict[str, Any] | None, dict[str, int]]:
     """Judge (with --judge), then write the requested files. Returns the judge's figures (or
-    None) and its call outcomes."""
+    None) and its call outcomes. `judge_report` formats the judge's agreement figures for the
+    HTML summary, which then covers both tiers."""
     records: dict[str, dict[str, Any]] | None = None
     figures: dict[str, Any] | None = None
     outcomes: dict[str, int] = {}
@@ -128,7 +130,8 @@ def run_extras(
         outcomes = dict(result.outcomes())
         figures = judge_figures(checked, labels, records, getattr(args, "threshold", 0.5))
         figures.update(judge_run_figures(result))
-        summary = summary + "\n" + judge_summary(figures, outcomes)
+        agreement = judge_report(figures) + "\n" if judge_report is not None else ""
+        summary = summary + "\n" + agreement + judge_summary(figures, outcomes)
     if getattr(args, "html", None):
         _write(args.html, render_report(report_rows(checked, labels, records), summary=summary))
     if getattr(args, "qrels", None) or getattr(args, "leaderboard", None):

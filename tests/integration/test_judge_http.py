@@ -500,6 +500,7 @@ def test_ragmon_eval_with_judge_html_and_trec(
     assert page.startswith("<!DOCTYPE html>") and "judge tier" in page
     # the summary covers the judge too: where it ran, in which form, and how the calls went
     assert f"judge at {server.url} (response format json_schema)" in page
+    assert "columns judge verdict" in page and "columns cheap tier verdict" in page
     assert (
         figures["judge"]["response_format"] == "json_schema" and figures["judge"]["failure"] is None
     )
