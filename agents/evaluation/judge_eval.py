@@ -42,6 +42,19 @@ from monitor.trec import (
 Checked = Sequence[tuple[AnswerEvent, Verdict]]
 
 
+# What to try when every call ended one way (docs/judge.md has each server's settings).
+_HINTS = {
+    "format_rejected": "RAGMON_JUDGE_RESPONSE_FORMAT=auto tries each form; docs/judge.md "
+    "names the one your server takes",
+    "client_error": "check RAGMON_JUDGE_MODEL, OPENAI_API_KEY and the server's context size",
+    "unverifiable": "raise RAGMON_JUDGE_TIMEOUT_SECONDS or lower RAGMON_JUDGE_MAX_EVIDENCE_CHARS",
+    "judge_error": "the model's replies were unusable: see the rejections by reason",
+    "rate_limited": "lower RAGMON_JUDGE_CONCURRENCY or RAGMON_JUDGE_CALLS_PER_MINUTE",
+    "budget_calls": "RAGMON_JUDGE_CALLS_PER_MINUTE is spent",
+    "budget_tokens": "RAGMON_JUDGE_TOKENS_PER_HOUR is spent",
+}
+
+
 @dataclass
 class JudgeEvalResult:
     records: dict[str, dict[str, Any]] = field(default_factory=dict)  # event_id → judge record
@@ -88,8 +101,11 @@ class JudgeEvalResult:
         worst = max(calls, key=lambda k: calls[k])
         counted = ", ".join(f"{k} {v}" for k, v in sorted(calls.items()))
         why = self.problems.get(worst, "")
-        return f"ragmon eval: every judge call to {self.url} failed ({counted})" + (
-            f"; last {worst}: {why}" if why else ""
+        hint = _HINTS.get(worst, "")
+        return (
+            f"ragmon eval: every judge call to {self.url} failed ({counted})"
+            + (f"; last {worst}: {why}" if why else "")
+            + (f" ({hint})" if hint else "")
         )
 
     def outcomes(self) -> Counter[str]:

@@ -208,7 +208,7 @@ def test_eval_when_every_call_fails_says_why(
     captured = capsys.readouterr()
     last = captured.err.strip().splitlines()[-1]
     assert last.startswith(f"ragmon eval: every judge call to {server.url} failed (server_error ")
-    assert last.endswith("last server_error: HTTP 500: boom")
+    assert last.endswith("last server_error: HTTP 500: boom")  # no hint for a broken server
     assert "columns judge verdict" in captured.out
 
 
@@ -223,3 +223,17 @@ async def test_the_retry_after_an_unusable_reply_samples(
     assert [b["temperature"] for b in bodies(server, "malformed-once")[-2:]] == [0.0, 0.7]
     reasons = {"model": "malformed-once", "reason": "not_json"}
     assert value(metrics, "ragmon_judge_invalid_replies_total", **reasons) == 1
+
+
+def test_eval_with_a_refused_format_names_it_and_hints(
+    server: JudgeHTTPServer, tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    monkeypatch.setenv("RAGMON_JUDGE_RESPONSE_FORMAT", "json_schema")
+    assert _eval(tmp_path, monkeypatch, server.url, "format500") == 1
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "failed (format_rejected 3); last format_rejected: HTTP 500: " in last
+    assert "Input should be 'text' or 'json_object'" in last
+    assert last.endswith(
+        "(RAGMON_JUDGE_RESPONSE_FORMAT=auto tries each form; docs/judge.md "
+        "names the one your server takes)"
+    )
