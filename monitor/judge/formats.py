@@ -26,7 +26,7 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from monitor.judge.schema import answer_request_schema, batch_request_schema
+from monitor.judge.sent_schema import answer_request_schema, batch_request_schema
 
 FORMS: tuple[str, ...] = (
     "openai",

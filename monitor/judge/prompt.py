@@ -185,8 +185,8 @@ def estimate_pairs_tokens(pairs: Sequence[Pair], batch_size: int = MAX_BATCH) ->
     return calls * _SYSTEM_TOKENS + text + len(pairs) * (_PAIR_OVERHEAD + _REPLY_PER_PAIR)
 
 
-# Output tokens a verdict can take under the bounded schema: SENT_REASONING_CHARS of reasoning at
-# ~2 characters per token (generous: English runs ~4) plus ~50 for the keys and values.
+# Output tokens a verdict can take under the bounded schema (sent_schema): 320 characters of
+# reasoning at ~2 characters per token (generous: English runs ~4), ~50 for keys and values.
 _TOKENS_PER_VERDICT = 210
 _TOKENS_PER_REPLY = 40
 

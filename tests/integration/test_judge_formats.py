@@ -22,7 +22,7 @@ from agents.telemetry.metrics import Metrics, build_metrics
 from monitor.judge.client import JudgeClient
 from monitor.judge.config import JudgeConfig
 from monitor.judge.prompt import Pair
-from monitor.judge.schema import SENT_REASONING_CHARS
+from monitor.judge.sent_schema import SENT_REASONING_CHARS
 
 pytestmark = pytest.mark.integration
 

@@ -218,7 +218,7 @@ def test_placeholder_reasoning(text: str, placeholder: bool) -> None:
 
 
 def test_the_bounded_schema_ties_supports_to_the_judgement_and_ids_to_the_request() -> None:
-    from monitor.judge.schema import batch_request_schema
+    from monitor.judge.sent_schema import batch_request_schema
 
     check = jsonschema.Draft202012Validator(batch_request_schema((1, 2), bounded=True)).is_valid
     why = "The evidence says so."
