@@ -1,10 +1,14 @@
 """The `judge-requests` record: built by the check path from a checked answer, read by the judge
 agent. Pure and JSON-only so the topic carries plain dicts.
 
-Claims with at least one valid citation are judged on the resolved text of those citations; an
-uncited claim (given the event) on the whole retrieved context, every document and the event's
+Claims with at least one citation that resolved to a passage are judged on the text of those
+passages: a valid citation, or one that resolved but failed a check on its content (a quotation
+or a value the cheap tier did not find in the passage: `excerpt_mismatch`, `value_mismatch`),
+since whether the passage supports the claim is the judge's call, and the support and
+hallucination estimates take the judge as the reference (monitor/estimation). An uncited claim
+(given the event) is judged on the whole retrieved context, every document and the event's
 data, as the cheap tier grounds it (monitor/grounding.py): a hallucination is what the context
-does not support. A claim whose citations are all invalid has no evidence to weigh and is
+does not support. A claim whose citations resolve to no text has no evidence to weigh and is
 already counted as unsupported; one past a cap (over_cap) is undecided and not judged. A long
 document is cut down to the passages that share the most words with the claim, in document
 order, within `max_evidence_chars` (split evenly between the texts).
@@ -148,6 +152,15 @@ def _context_item(result: ClaimResult, verdict: Verdict, texts: list[str], max_c
     )
 
 
+#: Errors of a citation that resolved to its passage, about what the passage says.
+CONTENT_ERRORS = frozenset({"excerpt_mismatch", "value_mismatch"})
+
+
+def is_evidence(cited: CitationResult) -> bool:
+    """The citation gives the judge a passage to weigh."""
+    return bool(cited.cited_text) and (cited.valid or cited.error in CONTENT_ERRORS)
+
+
 def judge_items(
     verdict: Verdict, max_evidence_chars: int = 6_000, event: AnswerEvent | None = None
 ) -> tuple[Item, ...]:
@@ -167,7 +180,7 @@ def judge_items(
         valid = [
             by_index[i]
             for i in result.claim.citation_indexes
-            if i in by_index and by_index[i].valid and by_index[i].cited_text
+            if i in by_index and is_evidence(by_index[i])
         ]
         if not valid:
             continue

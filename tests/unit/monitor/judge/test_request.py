@@ -207,3 +207,15 @@ def test_a_full_judge_queue_sheds_sampled_answers_but_not_canaries() -> None:
     # not sampled stays not sampled, full queue or not
     off = Sampler(SamplingPolicy(base_rate=0.0, oversample_rate=0.0, fairness=False))
     assert plan_judge_request(event(), verdict(), off, judge_full=True)[1].reason == "not_sampled"
+
+
+def test_a_passage_that_failed_a_content_check_is_still_evidence() -> None:
+    from dataclasses import replace
+
+    v = verdict(second_valid=False)
+    # the quotation check failed on a resolved passage: the judge weighs it (the estimate's
+    # reference is the judge, not the cheap tier's quotation match)
+    passage = "The premium is 900 dollars."
+    cited = replace(v.citations[1], error="excerpt_mismatch", cited_text=passage)
+    v = replace(v, citations=(v.citations[0], cited, *v.citations[2:]))
+    assert [i.claim_index for i in judge_items(v)] == [0, 1]

@@ -1,0 +1,147 @@
+"""The sums one window keeps for the support and hallucination estimates, and the estimates.
+
+Unit of sampling: the answer (the judge sample is drawn per event id), so the estimator works on
+answer totals (claims, cheap scores, labels of an answer's claims) and the interval holds however
+claims cluster in answers. Every answer's claims split in two:
+
+- judgeable: with a valid cited passage, what the judge is asked about. Their labels (the judge's
+  verdicts) are known on the estimation sample only and estimated elsewhere;
+- decided by rule: uncited, or every citation invalid. The judge never sees them; their labels
+  are the cheap tier's (not supported: nothing backs them) and are exact.
+
+rate = (rule-decided claims with the label + Σ over answers of judgeable claims with the label)
+       / claims, the second term = N·μ̂ (PPI++, monitor.estimation.ppi) over the N answers that
+have a judgeable claim.
+
+Labels: support y = claims the judge calls `supported`; hallucination y = claims it calls
+`not_supported` (`partially_supported` is neither). The predictor: for support the sum of the
+answer's cheap scores f, for hallucination m − f (m = judgeable claims). Scores are kept in units
+of 1e-4 (the cheap score is rounded to 4 decimals), so every sum is an exact integer: the window
+table adds, subtracts and replays integers, and nothing drifts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from monitor.estimation.ppi import Estimate, Labelled, Population, classical_mean, ppi_mean
+
+SCALE = 10_000  # cheap scores in units of 1e-4
+
+#: The estimation sums, in the order the window's count vector stores them.
+ESTIMATION_FIELDS: tuple[str, ...] = (
+    "ruled_supported",  # claims decided by rule, label supported
+    "ruled_unsupported",  # claims decided by rule, label not supported (hallucinated)
+    "est_selected",  # answers the estimation (base-rate) sample selected at check time
+    # over every answer with a judgeable claim
+    "all_n",
+    "all_m",
+    "all_mm",
+    "all_f",
+    "all_ff",
+    "all_mf",
+    # over the answers of the estimation sample whose every judgeable claim has a judge verdict
+    "lab_n",
+    "lab_m",
+    "lab_mm",
+    "lab_f",
+    "lab_ff",
+    "lab_mf",
+    "lab_s",
+    "lab_ss",
+    "lab_sf",
+    "lab_sm",
+    "lab_h",
+    "lab_hh",
+    "lab_hf",
+    "lab_hm",
+)
+
+RATES: tuple[str, ...] = ("support", "hallucination")
+
+
+def scaled(score: float) -> int:
+    return round(score * SCALE)
+
+
+def answer_sums(
+    scores: Sequence[float], ruled_supported: int, ruled_unsupported: int
+) -> dict[str, int]:
+    """The `all_*` and `ruled_*` sums of one checked answer: `scores` are the cheap scores of
+    its judgeable claims."""
+    out = {"ruled_supported": ruled_supported, "ruled_unsupported": ruled_unsupported}
+    if scores:
+        m = len(scores)
+        f = sum(scaled(s) for s in scores)
+        out.update(all_n=1, all_m=m, all_mm=m * m, all_f=f, all_ff=f * f, all_mf=m * f)
+    return {k: v for k, v in out.items() if v}
+
+
+def label_sums(scores: Sequence[float], supported: int, unsupported: int) -> dict[str, int]:
+    """The `lab_*` sums of one answer of the estimation sample: the cheap scores of its
+    judgeable claims and how many of them the judge called supported / not supported."""
+    m = len(scores)
+    f = sum(scaled(s) for s in scores)
+    s, h = supported, unsupported
+    out = {
+        "lab_n": 1,
+        "lab_m": m,
+        "lab_mm": m * m,
+        "lab_f": f,
+        "lab_ff": f * f,
+        "lab_mf": m * f,
+        "lab_s": s,
+        "lab_ss": s * s,
+        "lab_sf": s * f,
+        "lab_sm": s * m,
+        "lab_h": h,
+        "lab_hh": h * h,
+        "lab_hf": h * f,
+        "lab_hm": h * m,
+    }
+    return {k: v for k, v in out.items() if v}
+
+
+@dataclass(frozen=True, slots=True)
+class RateFigures:
+    estimate: Estimate | None  # PPI++; None with fewer than 2 labelled answers
+    judge_only: Estimate | None
+    judged_claims: int
+    judged_answers: int
+
+
+def _get(sums: Mapping[str, int], name: str) -> int:
+    return sums.get(name, 0)
+
+
+def rate_figures(sums: Mapping[str, int], claims: int, rate: str) -> RateFigures:
+    """The estimate of one rate from a window's sums; `claims` = every claim of the window."""
+    g = sums.get
+    n_lab, m_lab = _get(sums, "lab_n"), _get(sums, "lab_m")
+    if claims <= 0:
+        return RateFigures(None, None, m_lab, n_lab)
+    s2, s = float(SCALE * SCALE), float(SCALE)
+    mm, f, ff, mf = g("all_mm", 0), g("all_f", 0) / s, g("all_ff", 0) / s2, g("all_mf", 0) / s
+    lmm, lf, lff, lmf = g("lab_mm", 0), g("lab_f", 0) / s, g("lab_ff", 0) / s2, g("lab_mf", 0) / s
+    n_all, m_all = _get(sums, "all_n"), _get(sums, "all_m")
+    if rate == "support":
+        pop = Population(n_all, f, ff)
+        y, yy, yf = g("lab_s", 0), g("lab_ss", 0), g("lab_sf", 0) / s
+        lab = Labelled(n_lab, y, lf, yy, lff, yf)
+        ruled = _get(sums, "ruled_supported")
+    elif rate == "hallucination":
+        # predictor m − f: its sums follow from those of m and f
+        pop = Population(n_all, m_all - f, mm - 2 * mf + ff)
+        h, hh, hf, hm = g("lab_h", 0), g("lab_hh", 0), g("lab_hf", 0) / s, g("lab_hm", 0)
+        lab = Labelled(n_lab, h, m_lab - lf, hh, lmm - 2 * lmf + lff, hm - hf)
+        ruled = _get(sums, "ruled_unsupported")
+    else:
+        raise ValueError(f"unknown rate {rate!r}")
+    scale, offset = n_all / claims, ruled / claims
+    return RateFigures(
+        ppi_mean(lab, pop, scale=scale, offset=offset),
+        classical_mean(lab, pop, scale=scale, offset=offset),
+        m_lab,
+        n_lab,
+    )
