@@ -35,7 +35,9 @@ LABEL_VALUES: dict[str, tuple[int, int]] = {
 class EvalUnit:
     """One labelled event with at least one claim."""
 
-    label: str  # the reference (human label, or the judge's verdict with --judge)
+    label: str | None  # the reference (human label, or the judge's verdict with --judge); None:
+    # the judge gave no verdict (a drawn event without one drops out of the sample, as in the
+    # stream)
     truth: str  # the human label
     score: float | None  # cheap score of its judgeable claim (weakest); None: no judgeable claim
     claims: int  # the cheap tier's claims (today's gauge counts these)
@@ -74,8 +76,9 @@ def sample_figures(
         unsup += u.cheap_unsupported
     for i in judged:
         u = units[i]
+        if u.label is None or u.score is None:
+            continue
         s, h = LABEL_VALUES[u.label]
-        assert u.score is not None
         _add(sums, label_sums([u.score], s, h))
         sup += s * u.judgeable - u.judgeable_supported
         unsup += h * u.judgeable - u.judgeable_unsupported
@@ -98,6 +101,22 @@ def truth(units: Sequence[EvalUnit]) -> dict[str, float]:
     }
 
 
+def reference(units: Sequence[EvalUnit]) -> dict[str, float | None]:
+    """The rates the reference (the judge with --judge) gives over all events, decided by rule
+    where it cannot look: what the estimate targets. Equal to `truth` with the oracle judge
+    except for events without a judgeable claim."""
+    n = sup = hal = 0
+    for u in units:
+        if u.score is None:  # decided by rule: not supported
+            n, hal = n + 1, hal + 1
+        elif u.label is not None:  # else the judge gave no verdict: unknown
+            s, h = LABEL_VALUES[u.label]
+            n, sup, hal = n + 1, sup + s, hal + h
+    if not n:
+        return {"support": None, "hallucination": None}
+    return {"support": sup / n, "hallucination": hal / n}
+
+
 def cheap(units: Sequence[EvalUnit]) -> dict[str, float]:
     claims = sum(u.claims for u in units)
     return {
@@ -108,7 +127,11 @@ def cheap(units: Sequence[EvalUnit]) -> dict[str, float]:
 
 def draw(units: Sequence[EvalUnit], rate: float, rng: random.Random) -> list[int]:
     """A uniform judge sample: every judgeable event independently with probability `rate`."""
-    return [i for i, u in enumerate(units) if u.score is not None and rng.random() < rate]
+    return [
+        i
+        for i, u in enumerate(units)
+        if u.score is not None and rng.random() < rate and u.label is not None
+    ]
 
 
 def _median(xs: list[float]) -> float | None:
@@ -126,7 +149,7 @@ def resample(
     if not units:
         raise ValueError("no labelled event with a claim")
     base = base_sums(units)
-    true, cheap_fig = truth(units), cheap(units)
+    true, cheap_fig, ref = truth(units), cheap(units), reference(units)
     per: dict[str, dict[str, list[float]]] = {
         r: {k: [] for k in ("corr", "est", "est_val", "half", "cover", "judge_half", "jo_cover")}
         for r in RATES
@@ -166,6 +189,7 @@ def resample(
         acc = per[rate]
         out[rate] = {
             "truth": true[rate],
+            "reference": ref[rate],
             "cheap": cheap_fig[rate],
             "correction_abs_error_median": _median(acc["corr"]),
             "estimate_abs_error_median": _median(acc["est"]),
