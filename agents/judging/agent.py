@@ -27,7 +27,7 @@ from typing import Any
 import structlog
 
 from agents.judging.canary import cheap_canary_hook
-from agents.output.records import judge_delta, score_entry, score_record
+from agents.output.records import judge_delta, labelled, score_entry, score_record
 from agents.telemetry.counting import Children
 from agents.telemetry.metrics import Metrics
 from monitor.judge.answer import AgreementWindow, says_supported
@@ -129,6 +129,9 @@ class JudgeRunner:
             self.queue.put_nowait(request)
         except asyncio.QueueFull:
             self._queue_full.inc()
+            if request.estimation:
+                app = self.app_label(request.app)
+                self._child(self.metrics.estimation_answers, (app, "dropped")).inc()
             return False
         depth = self.queue.qsize()
         self.max_depth = max(self.max_depth, depth)
@@ -194,13 +197,21 @@ class JudgeRunner:
         if self.publish is not None:
             await self.publish(record)
         if self.correct is not None and request.created_at and record["claims"]:
-            delta = judge_delta(record["claims"])
+            scores = [i.cheap_score or 0.0 for i in request.items] if request.estimation else None
+            delta = judge_delta(record["claims"], scores)
+            self._count_estimation(app, request, delta)
             entry = score_entry(request.event_id, 0.0, request.created_at, False, delta)
             await self.correct(score_record(app, [entry], kind="judge"))
         if self.audit is not None:
             await self.audit({"reason": "judge", **record})
             self.metrics.audit_records.labels(reason="judge").inc()
         return record
+
+    def _count_estimation(self, app: str, request: JudgeRequest, delta: list[int]) -> None:
+        if not request.estimation:
+            return
+        outcome = "labelled" if labelled(delta) else "incomplete"
+        self._child(self.metrics.estimation_answers, (app, outcome)).inc()
 
     def _canary(self, app: str, request: JudgeRequest, record: dict[str, Any]) -> None:
         label = request.gold_label or ""

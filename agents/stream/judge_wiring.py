@@ -22,7 +22,7 @@ from agents.judging.agent import (
 from agents.telemetry.metrics import AppLabels
 from monitor.judge.plan import plan_judge_request
 from monitor.models import AnswerEvent, Verdict
-from monitor.sampling import Sampler, SamplingPolicy
+from monitor.sampling import Sampler, SamplingPolicy, hash_fraction
 
 if TYPE_CHECKING:
     import faust
@@ -74,10 +74,16 @@ def install_judge(
         if request is not None:
             value = json.dumps(request.to_dict(), ensure_ascii=False).encode("utf-8")
             processor.emit("judge-requests", event.event_id.encode("utf-8"), value)
+            if request.estimation:
+                metrics.estimation_answers.labels(app=labels(event.app), outcome="sent").inc()
         elif decision.dropped:
             metrics.judge_dropped.labels(reason=decision.reason).inc()
+            # a drop shrinks the estimates' uniform sample: counted (docs/estimation.md)
+            if hash_fraction(event.event_id) < settings.judge_sample_rate:
+                metrics.estimation_answers.labels(app=labels(event.app), outcome="dropped").inc()
 
     processor.hooks.append(sample)
+    metrics.judge_enabled.set(1)
     # a check process sends back whole only the answers this hook's plan may sample
     processor.judge_rates = (settings.judge_sample_rate, settings.judge_oversample_rate)
     attach_judge_agent(app, runner, channels["judge-requests"])

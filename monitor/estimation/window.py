@@ -26,6 +26,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from monitor.estimation.ppi import Estimate, Labelled, Population, classical_mean, ppi_mean
+from monitor.judge.request import is_evidence
+from monitor.models import Verdict
 
 SCALE = 10_000  # cheap scores in units of 1e-4
 
@@ -33,7 +35,6 @@ SCALE = 10_000  # cheap scores in units of 1e-4
 ESTIMATION_FIELDS: tuple[str, ...] = (
     "ruled_supported",  # claims decided by rule, label supported
     "ruled_unsupported",  # claims decided by rule, label not supported (hallucinated)
-    "est_selected",  # answers the estimation (base-rate) sample selected at check time
     # over every answer with a judgeable claim
     "all_n",
     "all_m",
@@ -76,6 +77,29 @@ def answer_sums(
         f = sum(scaled(s) for s in scores)
         out.update(all_n=1, all_m=m, all_mm=m * m, all_f=f, all_ff=f * f, all_mf=m * f)
     return {k: v for k, v in out.items() if v}
+
+
+def judgeable_split(verdict: Verdict) -> tuple[list[float], int, int]:
+    """(cheap scores of the claims the judge would see, rule-decided claims supported, rule-
+    decided claims not supported): the judge sees a claim with a cited passage
+    (monitor.judge.request.judge_items uses the same test)."""
+    evidence = {c.citation.index for c in verdict.citations if is_evidence(c)}
+    scores: list[float] = []
+    ruled_supported = ruled_unsupported = 0
+    for c in verdict.claims:
+        if not evidence.isdisjoint(c.claim.citation_indexes):
+            scores.append(c.support.score)
+        elif c.support.verdict == "supported":  # a JSON value the claim states
+            ruled_supported += 1
+        else:
+            ruled_unsupported += 1
+    return scores, ruled_supported, ruled_unsupported
+
+
+def answer_vector(verdict: Verdict) -> list[int]:
+    """One checked answer's estimation sums in ESTIMATION_FIELDS order."""
+    sums = answer_sums(*judgeable_split(verdict))
+    return [sums.get(name, 0) for name in ESTIMATION_FIELDS]
 
 
 def label_sums(scores: Sequence[float], supported: int, unsupported: int) -> dict[str, int]:
@@ -145,3 +169,18 @@ def rate_figures(sums: Mapping[str, int], claims: int, rate: str) -> RateFigures
         m_lab,
         n_lab,
     )
+
+
+def window_values(sums: Mapping[str, int], claims: int) -> dict[str, float | None]:
+    """What the gauges and the alert rules read, per rate: the estimate, its bounds, the judged
+    claims and answers behind it (None: no estimate)."""
+    out: dict[str, float | None] = {}
+    for rate in RATES:
+        fig = rate_figures(sums, claims, rate)
+        est = fig.estimate
+        out[rate] = est.value if est else None
+        out[f"{rate}_lower"] = est.lower if est else None
+        out[f"{rate}_upper"] = est.upper if est else None
+        out[f"{rate}_judged"] = float(fig.judged_claims)
+        out[f"{rate}_judged_answers"] = float(fig.judged_answers)
+    return out

@@ -56,7 +56,11 @@ def plan_judge_request(
     if judge_full and reason != "canary":
         return None, Decision(False, "queue_full")
     items = judge_items(verdict, max_evidence_chars, event)
-    request = build_request(event, verdict, items, reason, policy.batch_size, now)
+    # The estimates' sample is the base-rate hash sample only: its inclusion probability is
+    # known and equal for every answer, canaries and doubtful answers included. Answers only
+    # the oversampling picked stay out of it (their verdicts triage, they are not labels).
+    estimation = u < policy.base_rate
+    request = build_request(event, verdict, items, reason, policy.batch_size, now, estimation)
     decision = sampler.admit(
         Candidate(event.event_id, event.app or "", len(items), request.est_tokens),
         reason,

@@ -68,6 +68,9 @@ class JudgeRequest:
     gold_label: str | None = None
     est_tokens: int = 0
     created_at: float = 0.0
+    #: in the base-rate hash sample (hash of the event id < base rate), whatever else sampled it:
+    #: its verdicts are labels of the support and hallucination estimates (monitor/estimation)
+    estimation: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -81,6 +84,7 @@ class JudgeRequest:
             "gold_label": self.gold_label,
             "est_tokens": self.est_tokens,
             "created_at": self.created_at,
+            "estimation": self.estimation,
             "items": [
                 {
                     "claim_index": i.claim_index,
@@ -214,6 +218,7 @@ def build_request(
     reason: str,
     batch_size: int = 5,
     now: float | None = None,
+    estimation: bool = False,
 ) -> JudgeRequest:
     gold = event.gold_answer
     return JudgeRequest(
@@ -228,6 +233,7 @@ def build_request(
         est_tokens=estimate_pairs_tokens([i.pair for i in items], batch_size)
         + (len(event.answer[:MAX_ANSWER_CHARS]) // 4 + 600 if gold else 0),
         created_at=time.time() if now is None else now,
+        estimation=estimation,
     )
 
 
@@ -282,4 +288,5 @@ def parse_request(value: Mapping[str, Any] | Any) -> JudgeRequest:
         gold_label=_str(value.get("gold_label"), "gold_label"),
         est_tokens=est if isinstance(est, int) else 0,
         created_at=float(created) if isinstance(created, int | float) else 0.0,
+        estimation=value.get("estimation") is True,
     )
