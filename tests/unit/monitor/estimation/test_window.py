@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 import pytest
 
-from monitor.estimation.ppi import labelled_from, population_from, ppi_mean
+from monitor.estimation.ppi import labelled_from, population_from, ppi_mean, t_value
 from monitor.estimation.window import answer_sums, label_sums, rate_figures, scaled
 
 
@@ -121,3 +121,26 @@ def test_coverage_with_claims_clustered_in_answers() -> None:
             covered[rate] += est.covers(truth)
     for rate in covered:
         assert 0.92 <= covered[rate] / runs <= 0.985, (rate, covered[rate] / runs)
+
+
+def test_one_label_everywhere_still_gives_an_interval() -> None:
+    # 100 answers of one judgeable claim, 50 judged, none not supported: the sample variance
+    # is 0; the interval uses Agresti-Coull's p = 2/(50 + 4) as if the claims were independent
+    sums: dict[str, int] = {}
+    for i in range(100):
+        score = (i % 10) / 10
+        _add(sums, answer_sums([score], 0, 0))
+        if i < 50:
+            _add(sums, label_sums([score], 1, 0))
+    fig = rate_figures(sums, 100, "hallucination")
+    assert fig.estimate is not None and fig.judge_only is not None
+    p = 2 / 54
+    stderr = (p * (1 - p) / 50) ** 0.5  # scale 100/100
+    assert fig.estimate.value == 0.0 and fig.estimate.lower == 0.0
+    assert fig.estimate.stderr == pytest.approx(stderr)
+    assert fig.estimate.upper == pytest.approx(t_value(0.95, 49) * stderr)
+    assert fig.judge_only.upper == fig.estimate.upper
+    # the same window with one claim of the sample not supported: no floor, the sample's own
+    _add(sums, label_sums([0.5], 0, 1))
+    mixed = rate_figures(sums, 100, "hallucination").estimate
+    assert mixed is not None and mixed.value > 0
