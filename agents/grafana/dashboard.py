@@ -195,7 +195,7 @@ def build_dashboard(rules: tuple[AlertRule, ...]) -> dict[str, Any]:
         ("support", "Support", "supported"),
         ("hallucination", "Hallucination", "not_supported"),
     ):
-        one = 'app="$app"'
+        one = 'app=~"$app"'
         lay.panel(
             f"{title}: estimate and 95% interval ($app)",
             [
