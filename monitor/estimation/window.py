@@ -104,10 +104,18 @@ def judgeable_split(verdict: Verdict) -> tuple[list[float], int, int]:
     return scores, ruled_supported, ruled_unsupported
 
 
+_NO_LABELS = [0] * (len(ESTIMATION_FIELDS) - 8)
+
+
 def answer_vector(verdict: Verdict) -> list[int]:
-    """One checked answer's estimation sums in ESTIMATION_FIELDS order."""
-    sums = answer_sums(*judgeable_split(verdict))
-    return [sums.get(name, 0) for name in ESTIMATION_FIELDS]
+    """One checked answer's estimation sums in ESTIMATION_FIELDS order (`answer_sums` as a
+    vector, built directly: it runs for every answer on the check path)."""
+    scores, ruled_supported, ruled_unsupported = judgeable_split(verdict)
+    if not scores:
+        return [ruled_supported, ruled_unsupported, 0, 0, 0, 0, 0, 0, *_NO_LABELS]
+    m = len(scores)
+    f = sum(round(s * SCALE) for s in scores) if m > 1 else round(scores[0] * SCALE)
+    return [ruled_supported, ruled_unsupported, 1, m, m * m, f, f * f, m * f, *_NO_LABELS]
 
 
 def label_sums(scores: Sequence[float], supported: int, unsupported: int) -> dict[str, int]:

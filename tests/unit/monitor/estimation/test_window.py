@@ -9,7 +9,7 @@ from collections.abc import Mapping
 import pytest
 
 from monitor.estimation.ppi import labelled_from, population_from, ppi_mean, t_value
-from monitor.estimation.window import answer_sums, label_sums, rate_figures, scaled
+from monitor.estimation.window import answer_sums, judgeable_split, label_sums, rate_figures, scaled
 
 
 def _add(into: dict[str, int], sums: Mapping[str, int]) -> None:
@@ -144,3 +144,12 @@ def test_one_label_everywhere_still_gives_an_interval() -> None:
     _add(sums, label_sums([0.5], 0, 1))
     mixed = rate_figures(sums, 100, "hallucination").estimate
     assert mixed is not None and mixed.value > 0
+
+
+def test_answer_vector_is_answer_sums_in_field_order() -> None:
+    from monitor.estimation.window import ESTIMATION_FIELDS, answer_vector
+    from tests.agents.helpers import mixed_verdict, verdict
+
+    for v in (mixed_verdict(), verdict()):
+        sums = answer_sums(*judgeable_split(v))
+        assert answer_vector(v) == [sums.get(name, 0) for name in ESTIMATION_FIELDS]
