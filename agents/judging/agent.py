@@ -1,8 +1,9 @@
 """The judge agent: consumes `judge-requests`, calls the LLM with bounded concurrency, publishes
 to `verdicts`, counts claims under tier `judge`, keeps canary agreement gauges, feeds the audit,
-and sends the windows a correction on `scores` (keyed by app): per judged answer, the change
-its judge verdicts make to the cheap counts, in the bucket where the answer was counted
-(`created_at` of the request), so a judge verdict replaces the cheap one instead of adding to it.
+and sends the windows a judge record on `scores` (keyed by app): per judged answer its judge
+calls and, for an answer of the uniform (base-rate) sample judged whole, the label sums of the
+support and hallucination estimates, in the bucket where the answer was counted (`created_at`
+of the request). The judge's verdicts do not change the cheap counts (monitor/estimation).
 
 `submit` never awaits: a full queue drops the request and counts it (`judge_dropped_total
 {reason="queue_full"}`), so neither the Faust consumer nor the check path waits on the LLM.
@@ -264,7 +265,7 @@ def topic_publisher(topic: Any) -> Publish:
 
 
 def score_publisher(topic: Any) -> Publish:
-    """Publish score records (judge corrections) to `scores` as JSON bytes, keyed by app like
+    """Publish score records (judge records) to `scores` as JSON bytes, keyed by app like
     the check agent's, so they reach the partition that owns the app's window."""
 
     async def send(record: dict[str, Any]) -> None:

@@ -7,9 +7,11 @@ size seconds of history, like the oldest hopping window containing t. A score re
 one app's answers of a whole check batch: their counts are summed per bucket and the record
 costs one changelog write (agents/stream/window_store.py: counts and counted ids in one entry, so a
 crash cannot leave one without the other). Answers are placed by the time the check agent
-counted them, so a late replay lands where it was first counted, and a judge correction lands
-in the bucket of the answer it corrects (dropped once that bucket has left the window, where it
-no longer changes anything).
+counted them, so a late replay lands where it was first counted, and a judge record (labels of
+the support and hallucination estimates, monitor/estimation) lands in the bucket of the answer
+it labels (dropped once that bucket has left the window, where it no longer changes anything).
+The figures, exact ratios and estimates alike, come from the window's summed vector through
+monitor.alerts.WindowFigures.from_counts.
 
 Gauges are recomputed every second from wall-clock time (so an idle app's window empties), only
 for the apps whose partition this worker actively owns; after a rebalance the series of apps
@@ -59,7 +61,7 @@ class Handled:
     counted: int = 0
     duplicates: int = 0
     corrected: int = 0
-    stale: int = 0  # judge corrections whose bucket has left the window
+    stale: int = 0  # judge records whose bucket has left the window
     ignored: bool = False
 
 

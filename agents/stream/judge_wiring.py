@@ -1,10 +1,11 @@
 """Connects the check path to the judge: sampled answers → `judge-requests` → judge agent, and the
-judge's verdicts back into the windowed rates as corrections on `scores`.
+judge's verdicts back into the windows on `scores` (labels of the support and hallucination
+estimates, for answers of the base-rate hash sample).
 
 The sampling decision is `monitor.judge.plan.plan_judge_request` (hash of the event id first, so
 evidence excerpts are only built for the few answers that can be sampled); the request is
 buffered with the batch's other output records, never awaited per event. Its `created_at` is
-the time the check agent counted the answer, which is where the judge's correction lands.
+the time the check agent counted the answer, which is where the judge's record lands.
 """
 
 from __future__ import annotations
