@@ -19,6 +19,8 @@ from agents.output.records import COUNT_FIELDS, add_vectors, judge_delta, verdic
 from monitor.alerts import WindowFigures
 from monitor.sampling import hash_fraction
 from tests.integration.conftest import Namespace, WorkerProcess, produce, wait_until
+from tests.integration.prometheus_server import PROMETHEUS, Prometheus
+from tests.integration.promql_checks import RULES_FILE
 from tests.integration.test_faults_crash import Feeder
 from tests.integration.test_pipeline import _key
 
@@ -125,11 +127,26 @@ def estimates(worker: WorkerProcess) -> dict[str, float]:
 
 
 def test_labelled_stream_drives_the_gauges_to_the_estimate(
-    broker: Any, start_worker: Any, dev: Labelled, judge: JudgeHTTPServer
+    broker: Any, start_worker: Any, dev: Labelled, judge: JudgeHTTPServer, tmp_path: Path
 ) -> None:
     ns = Namespace("rates")
     worker = start_worker(ns, **judge_env(judge))
     worker.wait_assigned()
+    prom = None
+    if PROMETHEUS is not None:  # Prometheus scrapes the worker and evaluates the shipped rules
+        prom = Prometheus(tmp_path / "prometheus", [f"127.0.0.1:{worker.port}"], [RULES_FILE])
+        prom.wait_ready()
+        prom.wait_for('up{job="ragmon"} == 1')
+    try:
+        _labelled_stream(broker, worker, ns, dev, prom)
+    finally:
+        if prom is not None:
+            prom.close()
+
+
+def _labelled_stream(
+    broker: Any, worker: WorkerProcess, ns: Namespace, dev: Labelled, prom: Prometheus | None
+) -> None:
     produce(broker.bootstrap, ns.topic("answers"), [(None, v) for v in dev.values])
     want = dev.figures
     judged_claims = want["support_judged"]
@@ -153,6 +170,14 @@ def test_labelled_stream_drives_the_gauges_to_the_estimate(
     # the cheap tier alone reads far from the truth; the estimate is what the gauges show
     cheap = m[_key("ragmon_cheap_verdict_share", app=APP, verdict="supported")]
     assert abs(cheap - dev.truth["support"]) > abs(got["support"] - dev.truth["support"])
+    if prom is None:
+        return
+    # Prometheus reads the same bound, and the support rule is on its way to firing: the upper
+    # bound (~0.4) is below 0.8 with more than 30 judged claims (pending: `for: 2m`)
+    [upper] = prom.wait_for(f'max by (app) (ragmon_support_ratio_upper{{app="{APP}"}})')
+    assert float(upper["value"][1]) == pytest.approx(got["support_upper"], rel=1e-9)
+    alert = f'ALERTS{{alertname="RagmonSupportLow",app="{APP}",alertstate="pending"}}'
+    assert prom.wait_for(alert, timeout=90)
 
 
 def test_the_estimate_survives_a_killed_worker(
