@@ -34,8 +34,8 @@ def band_svg(rows: Sequence[Mapping[str, Any]], rate: str, truth: float) -> str:
     parts.append(
         f'<line x1="{PAD}" x2="{W - PAD}" y1="{_y(truth):.1f}" y2="{_y(truth):.1f}" '
         'stroke="#2a2" stroke-dasharray="4 3"/>'
-        f'<text x="{W - PAD}" y="{_y(truth) - 4:.1f}" font-size="10" text-anchor="end" '
-        f'fill="#2a2">truth {truth:.3f}</text>'
+        f'<text x="{PAD + 4}" y="{_y(truth) - 4:.1f}" font-size="10" fill="#2a2">'
+        f"truth {truth:.3f}</text>"
     )
     for i, row in enumerate(rows):
         got = row[rate]
