@@ -144,7 +144,7 @@ class WindowFigures:
             "cheap_support": _ratio(c("supported_claims", 0), claims),
             "cheap_hallucination": _ratio(c("unsupported_claims", 0), claims),
         }
-        values.update(window_values(counts, claims))
+        values.update(window_values(counts))
         # the judge error rate's minimum counts judge calls, not events
         sizes = {"judge_error_rate": c("judge_calls", 0)}
         return cls(app=app, at=at, events=events, values=values, counts=sizes)

@@ -32,7 +32,7 @@ def units_of(
         human = labels.get(event.event_id)
         if human is None or not verdict.claims:
             continue  # no claim: the stream counts nothing for it either
-        judgeable = {i.claim_index for i in judge_items(verdict)}
+        judgeable = {i.claim_index for i in judge_items(verdict, event=event)}
         claims = [c for c in verdict.claims if c.claim.index in judgeable]
         vector = verdict_vector(verdict)
         label: str | None = human

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from monitor.estimation.window import ESTIMATION_FIELDS, answer_vector, label_sums
+from monitor.estimation.window import ESTIMATION_FIELDS, answer_vector, capped_vector, label_sums
 from monitor.models import Verdict
 from monitor.scoring import claim_tally
 
@@ -68,7 +68,11 @@ def verdict_vector(verdict: Verdict, claim_cap: int = 0) -> list[int]:
     t = claim_tally(verdict.claims, valid_ids)
     claims = weighted([t.claims, t.cited, t.decided, t.supported, t.hallucinated], claim_cap)
     # then judge calls and errors (0 here), and the estimation sums (monitor.estimation.window)
-    return [1, 0, len(verdict.citations), len(valid_ids), *claims, 0, 0, *answer_vector(verdict)]
+    if claims[0] < t.claims:  # weighed down: in the estimates too (capped_vector)
+        estimation = capped_vector(claims[0], claims[3], claims[4])
+    else:
+        estimation = answer_vector(verdict)
+    return [1, 0, len(verdict.citations), len(valid_ids), *claims, 0, 0, *estimation]
 
 
 def verdict_counts(verdict: Verdict) -> dict[str, int]:

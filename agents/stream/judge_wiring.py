@@ -70,7 +70,13 @@ def install_judge(
         # A full local queue stands for the judge's: every worker runs a judge agent on its
         # share of `judge-requests`, fed by every worker's check agent alike.
         request, decision = plan_judge_request(
-            event, verdict, sampler, max_chars, now=processor.checked_at, judge_full=runner.full
+            event,
+            verdict,
+            sampler,
+            max_chars,
+            now=processor.checked_at,
+            judge_full=runner.full,
+            claim_cap=settings.answer_claim_weight,
         )
         if request is not None:
             value = json.dumps(request.to_dict(), ensure_ascii=False).encode("utf-8")

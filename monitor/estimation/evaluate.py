@@ -84,7 +84,7 @@ def sample_figures(
         unsup += h * u.judgeable - u.judgeable_unsupported
     out: dict[str, Any] = {"n": len(judged)}
     for rate in RATES:
-        fig = rate_figures(sums, len(units), rate)
+        fig = rate_figures(sums, rate)
         out[rate] = {
             "estimate": fig.estimate,
             "judge_only": fig.judge_only,

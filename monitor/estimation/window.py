@@ -4,10 +4,14 @@ Unit of sampling: the answer (the judge sample is drawn per event id), so the es
 answer totals (claims, cheap scores, labels of an answer's claims) and the interval holds however
 claims cluster in answers. Every answer's claims split in two:
 
-- judgeable: with a valid cited passage, what the judge is asked about. Their labels (the judge's
-  verdicts) are known on the estimation sample only and estimated elsewhere;
-- decided by rule: uncited, or every citation invalid. The judge never sees them; their labels
-  are the cheap tier's (not supported: nothing backs them) and are exact.
+- judgeable: what the judge is asked about (a cited claim with a passage to weigh, an uncited one
+  on the event's context). Their labels (the judge's verdicts) are known on the estimation
+  sample only and estimated elsewhere;
+- decided by rule: cited with no citation resolving to text, or uncited in an event without
+  context. The judge never sees them; their labels are the cheap tier's and are exact.
+Claims past the claim cap (monitor.scoring.is_over_cap) count nowhere, as in the counts. An
+answer with more claims than RAGMON_ANSWER_CLAIM_WEIGHT enters with its weighted cheap counts,
+decided by rule (`capped_vector`), and is no label.
 
 rate = (rule-decided claims with the label + Σ over answers of judgeable claims with the label)
        / claims, the second term = N·μ̂ (PPI++, monitor.estimation.ppi) over the N answers that
@@ -34,8 +38,13 @@ from monitor.estimation.ppi import (
     ppi_mean,
     t_value,
 )
+from monitor.grounding import NO_CONTEXT
 from monitor.judge.request import is_evidence
 from monitor.models import Verdict
+from monitor.scoring import is_over_cap
+
+#: the reason the cheap tier gives an uncited claim of an event without context
+NO_CONTEXT_REASON = NO_CONTEXT.reasons[1]
 
 SCALE = 10_000  # cheap scores in units of 1e-4
 
@@ -43,6 +52,7 @@ SCALE = 10_000  # cheap scores in units of 1e-4
 ESTIMATION_FIELDS: tuple[str, ...] = (
     "ruled_supported",  # claims decided by rule, label supported
     "ruled_unsupported",  # claims decided by rule, label not supported (hallucinated)
+    "ruled_other",  # claims decided by rule with neither label (e.g. cited, citation unread)
     # over every answer with a judgeable claim
     "all_n",
     "all_m",
@@ -75,11 +85,15 @@ def scaled(score: float) -> int:
 
 
 def answer_sums(
-    scores: Sequence[float], ruled_supported: int, ruled_unsupported: int
+    scores: Sequence[float], ruled_supported: int, ruled_unsupported: int, ruled_other: int = 0
 ) -> dict[str, int]:
     """The `all_*` and `ruled_*` sums of one checked answer: `scores` are the cheap scores of
     its judgeable claims."""
-    out = {"ruled_supported": ruled_supported, "ruled_unsupported": ruled_unsupported}
+    out = {
+        "ruled_supported": ruled_supported,
+        "ruled_unsupported": ruled_unsupported,
+        "ruled_other": ruled_other,
+    }
     if scores:
         m = len(scores)
         f = sum(scaled(s) for s in scores)
@@ -87,35 +101,63 @@ def answer_sums(
     return {k: v for k, v in out.items() if v}
 
 
-def judgeable_split(verdict: Verdict) -> tuple[list[float], int, int]:
-    """(cheap scores of the claims the judge would see, rule-decided claims supported, rule-
-    decided claims not supported): the judge sees a claim with a cited passage
-    (monitor.judge.request.judge_items uses the same test)."""
+def judgeable_split(verdict: Verdict) -> tuple[list[float], int, int, int]:
+    """(cheap scores of the claims the judge would see, then the claims decided by rule:
+    supported, not supported, neither). The judge sees (monitor.judge.request.judge_items) a
+    cited claim with a passage to weigh and an uncited claim on the event's context, unless
+    the event has none; claims past the claim cap count nowhere (monitor.scoring.claim_tally).
+    A claim decided by rule keeps the cheap tier's labels as the tally counts them: supported
+    when its verdict is (a JSON value the claim states), hallucinated when not supported or
+    without a valid citation."""
     evidence = {c.citation.index for c in verdict.citations if is_evidence(c)}
+    valid = {c.citation.index for c in verdict.citations if c.valid} if verdict.citations else set()
     scores: list[float] = []
-    ruled_supported = ruled_unsupported = 0
+    ruled_supported = ruled_unsupported = ruled_other = 0
     for c in verdict.claims:
-        if not evidence.isdisjoint(c.claim.citation_indexes):
+        indexes = c.claim.citation_indexes
+        if indexes:
+            if not evidence.isdisjoint(indexes):
+                scores.append(c.support.score)
+                continue
+            hallucinated = c.support.verdict == "not_supported" or valid.isdisjoint(indexes)
+        elif is_over_cap(c):
+            continue
+        elif c.support.reasons[1:2] != (NO_CONTEXT_REASON,):
             scores.append(c.support.score)
-        elif c.support.verdict == "supported":  # a JSON value the claim states
+            continue
+        else:
+            hallucinated = True  # no context to judge it on: not supported
+        if hallucinated:
+            ruled_unsupported += 1
+        elif c.support.verdict == "supported":
             ruled_supported += 1
         else:
-            ruled_unsupported += 1
-    return scores, ruled_supported, ruled_unsupported
+            ruled_other += 1
+    return scores, ruled_supported, ruled_unsupported, ruled_other
 
 
-_NO_LABELS = [0] * (len(ESTIMATION_FIELDS) - 8)
+_NO_LABELS = [0] * (len(ESTIMATION_FIELDS) - 9)
+
+
+def capped_vector(claims: int, supported: int, hallucinated: int) -> list[int]:
+    """The estimation sums of an answer weighed down to `claims` claims (more claims than
+    RAGMON_ANSWER_CLAIM_WEIGHT: agents/output/records.weighted): it enters the estimates as
+    the counts take it, with the cheap tier's weighted verdicts as exact labels, and stays out
+    of the judge sample (monitor.judge.plan), so one answer of 20,000 sentences weighs no more
+    in the estimate than in the counts."""
+    other = max(0, claims - supported - hallucinated)
+    return [supported, hallucinated, other, 0, 0, 0, 0, 0, 0, *_NO_LABELS]
 
 
 def answer_vector(verdict: Verdict) -> list[int]:
     """One checked answer's estimation sums in ESTIMATION_FIELDS order (`answer_sums` as a
     vector, built directly: it runs for every answer on the check path)."""
-    scores, ruled_supported, ruled_unsupported = judgeable_split(verdict)
+    scores, ruled_s, ruled_u, ruled_o = judgeable_split(verdict)
     if not scores:
-        return [ruled_supported, ruled_unsupported, 0, 0, 0, 0, 0, 0, *_NO_LABELS]
+        return [ruled_s, ruled_u, ruled_o, 0, 0, 0, 0, 0, 0, *_NO_LABELS]
     m = len(scores)
     f = sum(round(s * SCALE) for s in scores) if m > 1 else round(scores[0] * SCALE)
-    return [ruled_supported, ruled_unsupported, 1, m, m * m, f, f * f, m * f, *_NO_LABELS]
+    return [ruled_s, ruled_u, ruled_o, 1, m, m * m, f, f * f, m * f, *_NO_LABELS]
 
 
 def label_sums(scores: Sequence[float], supported: int, unsupported: int) -> dict[str, int]:
@@ -155,9 +197,16 @@ def _get(sums: Mapping[str, int], name: str) -> int:
     return sums.get(name, 0)
 
 
-def rate_figures(sums: Mapping[str, int], claims: int, rate: str) -> RateFigures:
-    """The estimate of one rate from a window's sums; `claims` = every claim of the window."""
+def window_claims(sums: Mapping[str, int]) -> int:
+    """The claims the rates are shares of: judgeable and decided by rule."""
+    ruled = ("ruled_supported", "ruled_unsupported", "ruled_other", "all_m")
+    return sum(_get(sums, name) for name in ruled)
+
+
+def rate_figures(sums: Mapping[str, int], rate: str) -> RateFigures:
+    """The estimate of one rate from a window's sums."""
     g = sums.get
+    claims = window_claims(sums)
     n_lab, m_lab = _get(sums, "lab_n"), _get(sums, "lab_m")
     if claims <= 0:
         return RateFigures(None, None, m_lab, n_lab)
@@ -214,12 +263,12 @@ def _floored(est: Estimate | None, floor: float, scale: float) -> Estimate | Non
     )
 
 
-def window_values(sums: Mapping[str, int], claims: int) -> dict[str, float | None]:
+def window_values(sums: Mapping[str, int]) -> dict[str, float | None]:
     """What the gauges and the alert rules read, per rate: the estimate, its bounds, the judged
     claims and answers behind it (None: no estimate)."""
     out: dict[str, float | None] = {}
     for rate in RATES:
-        fig = rate_figures(sums, claims, rate)
+        fig = rate_figures(sums, rate)
         est = fig.estimate
         out[rate] = est.value if est else None
         out[f"{rate}_lower"] = est.lower if est else None

@@ -514,6 +514,7 @@ def test_ragmon_eval_rates_with_the_llm_judge(
     human labels, every answer judged (`--judge-rate 1`): the estimate is the truth."""
     from agents.cli import main
     from monitor.check import check_bytes
+    from monitor.decode import decode_event
     from monitor.judge.request import judge_items
     from monitor.settings import load_settings
     from tests.conftest import shared_path
@@ -525,7 +526,9 @@ def test_ragmon_eval_rates_with_the_llm_judge(
     options = load_settings().check_options()
     for line in events:
         label = by_id[json.loads(line)["event_id"]]
-        for item in judge_items(check_bytes(line.encode(), options)):  # type: ignore[arg-type]
+        verdict = check_bytes(line.encode(), options)
+        event = decode_event(line.encode(), options)
+        for item in judge_items(verdict, event=event):  # type: ignore[arg-type]
             server.scripted[" ".join(item.claim.split())] = judgement.get(label, "CONTRADICTION")
     (tmp_path / "e.jsonl").write_text("\n".join(events) + "\n")
     (tmp_path / "l.jsonl").write_text("\n".join(labels) + "\n")

@@ -21,7 +21,7 @@ from agents.grafana.promql import rule_query
 from agents.stream.alerting import Alerting
 from agents.telemetry.metrics import Metrics, build_metrics
 from monitor.alerts import WindowFigures, load_rules
-from monitor.models import Verdict
+from monitor.models import AnswerEvent, Verdict
 from monitor.options import CheckOptions
 from tests.conftest import standard_mix
 from tests.integration.prometheus_server import PROMETHEUS, Prometheus
@@ -108,7 +108,7 @@ class Feeder:
             vector = verdict_vector(verdict)
             for kind, i in CLAIM_COUNT_KINDS:  # what the check agent adds per answer
                 m.claim_counts.labels(app=app, kind=kind).inc(vector[i])
-            self._estimation(app, verdict, vector)
+            self._estimation(app, verdict, vector, raw)
             t.events += 1
             t.citations += len(verdict.citations)
             t.valid += sum(1 for r in verdict.citations if r.valid)
@@ -119,7 +119,7 @@ class Feeder:
             m.event_lag.observe(0.05)
         self._publish()
 
-    def _estimation(self, app: str, verdict: Verdict, vector: list[int]) -> None:
+    def _estimation(self, app: str, verdict: Verdict, vector: list[int], raw: bytes) -> None:
         """The estimation sums as the window keeps them; a stand-in judge on a 30% hash sample
         answers each claim with the cheap tier's verdict (only the PromQL is checked here)."""
         from agents.output.records import add_vectors, judge_delta
@@ -127,7 +127,10 @@ class Feeder:
         from monitor.sampling import hash_fraction
 
         sums = add_vectors(self.sums.get(app), vector)
-        items = judge_items(verdict)
+        from monitor.decode import decode_event
+
+        event = decode_event(raw, self.options)
+        items = judge_items(verdict, event=event if isinstance(event, AnswerEvent) else None)
         if items and hash_fraction(verdict.event_id) < 0.3:
             said = {"supported": "supported", "not_supported": "not_supported"}
             claims = [

@@ -42,6 +42,7 @@ class Labelled:
 
     def __init__(self) -> None:
         from monitor.check import check_bytes
+        from monitor.decode import decode_event
         from monitor.judge.request import judge_items
         from monitor.settings import load_settings
 
@@ -61,7 +62,7 @@ class Labelled:
             verdict = check_bytes(line, options)
             self.values.append(line)
             self.sums = add_vectors(self.sums, verdict_vector(verdict))  # type: ignore[arg-type]
-            items = judge_items(verdict)  # type: ignore[arg-type]
+            items = judge_items(verdict, event=decode_event(line, options))  # type: ignore[arg-type]
             for item in items:
                 self.scripted[" ".join(item.claim.split())] = JUDGEMENT[label]
             judged = len(items)

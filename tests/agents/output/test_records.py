@@ -34,14 +34,15 @@ def test_verdict_counts_follow_the_scoring_definitions() -> None:
         "decided_claims": 3,
         "supported_claims": 1,
         "unsupported_claims": 2,
-        # the estimation sums: claims 0-2 cite a passage (score 0.5 each), 3 and 4 do not
-        "ruled_unsupported": 2,
+        # the estimation sums: claims 0-2 cite a passage and 4 is uncited (judged on the
+        # context), score 0.5 each; 3 cites nothing readable: decided by rule, hallucinated
+        "ruled_unsupported": 1,
         "all_n": 1,
-        "all_m": 3,
-        "all_mm": 9,
-        "all_f": 15000,
-        "all_ff": 225_000_000,
-        "all_mf": 45000,
+        "all_m": 4,
+        "all_mm": 16,
+        "all_f": 20000,
+        "all_ff": 400_000_000,
+        "all_mf": 80000,
     }
     assert verdict_vector(mixed_verdict())[:11] == [1, 0, 3, 2, 5, 4, 3, 1, 2, 0, 0]
 

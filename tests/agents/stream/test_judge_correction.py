@@ -27,22 +27,12 @@ def test_judge_verdicts_no_longer_change_the_cheap_counts() -> None:
         assert judge_delta([claim(cheap, judged)]) == delta(judge_calls=1)
 
 
-@pytest.mark.parametrize(
-    ("cheap", "judged", "expected"),
-    [
-        # an uncited claim judged on the whole context is neither cited nor decided: only
-        # whether it is a hallucination can change
-        ("not_supported", "supported", delta(unsupported_claims=-1)),
-        ("partially_supported", "not_supported", delta(unsupported_claims=1)),
-        ("unverifiable", "supported", delta()),
-        ("not_supported", "not_supported", delta()),
-    ],
-)
-def test_a_judge_verdict_on_an_uncited_claim_moves_hallucination_only(
-    cheap: str, judged: str, expected: list[int]
-) -> None:
-    entry = {**claim(cheap, judged), "cited": False}
-    assert judge_delta([entry]) == delta(judge_calls=1, **_nonzero(expected))
+def test_an_uncited_claim_judged_on_the_context_is_a_label_like_any_other() -> None:
+    # its verdict does not move the cheap counts either; in the estimation sample it is a label
+    entry = {**claim("not_supported", "supported"), "cited": False}
+    assert judge_delta([entry]) == delta(judge_calls=1)
+    got = _nonzero(judge_delta([entry], [0.0]))
+    assert (got["lab_n"], got["lab_m"], got["lab_s"]) == (1, 1, 1) and "lab_h" not in got
 
 
 def _nonzero(vector: list[int]) -> dict[str, int]:

@@ -54,7 +54,7 @@ def _window() -> dict[str, int]:
 
 
 def test_support_rate_is_ppi_over_answer_totals() -> None:
-    fig = rate_figures(_window(), 7, "support")
+    fig = rate_figures(_window(), "support")
     want = ppi_mean(
         labelled_from([1, 0, 1], [0.9, 0.6, 0.7]),
         population_from([0.9, 0.6, 0.7, 0.1]),
@@ -68,7 +68,7 @@ def test_support_rate_is_ppi_over_answer_totals() -> None:
 
 def test_hallucination_rate_adds_the_rule_decided_claims() -> None:
     # predictor m - f per answer: 0.1, 1.4, 0.3 (labelled), 0.9; 2 of 7 claims uncited
-    fig = rate_figures(_window(), 7, "hallucination")
+    fig = rate_figures(_window(), "hallucination")
     want = ppi_mean(
         labelled_from([0, 2, 0], [0.1, 1.4, 0.3]),
         population_from([0.1, 1.4, 0.3, 0.9]),
@@ -83,11 +83,11 @@ def test_hallucination_rate_adds_the_rule_decided_claims() -> None:
 def test_no_labels_no_estimate() -> None:
     sums: dict[str, int] = {}
     _add(sums, answer_sums([0.5], 0, 0))
-    fig = rate_figures(sums, 1, "support")
+    fig = rate_figures(sums, "support")
     assert fig.estimate is None and fig.judge_only is None
-    assert rate_figures({}, 0, "support").estimate is None
+    assert rate_figures({}, "support").estimate is None
     with pytest.raises(ValueError):
-        rate_figures(sums, 1, "validity")
+        rate_figures(sums, "validity")
 
 
 def test_coverage_with_claims_clustered_in_answers() -> None:
@@ -116,7 +116,7 @@ def test_coverage_with_claims_clustered_in_answers() -> None:
             if pick.random() < 0.1:
                 _add(sums, label_sums(scores, s, h))
         for rate, truth in (("support", truth_s), ("hallucination", truth_h)):
-            est = rate_figures(sums, claims, rate).estimate
+            est = rate_figures(sums, rate).estimate
             assert est is not None
             covered[rate] += est.covers(truth)
     for rate in covered:
@@ -132,7 +132,7 @@ def test_one_label_everywhere_still_gives_an_interval() -> None:
         _add(sums, answer_sums([score], 0, 0))
         if i < 50:
             _add(sums, label_sums([score], 1, 0))
-    fig = rate_figures(sums, 100, "hallucination")
+    fig = rate_figures(sums, "hallucination")
     assert fig.estimate is not None and fig.judge_only is not None
     p = 2 / 54
     stderr = (p * (1 - p) / 50) ** 0.5  # scale 100/100
@@ -142,7 +142,7 @@ def test_one_label_everywhere_still_gives_an_interval() -> None:
     assert fig.judge_only.upper == fig.estimate.upper
     # the same window with one claim of the sample not supported: no floor, the sample's own
     _add(sums, label_sums([0.5], 0, 1))
-    mixed = rate_figures(sums, 100, "hallucination").estimate
+    mixed = rate_figures(sums, "hallucination").estimate
     assert mixed is not None and mixed.value > 0
 
 
