@@ -175,8 +175,15 @@ def _labelled_stream(
         return
     # Prometheus reads the same bound, and the support rule is on its way to firing: the upper
     # bound (~0.4) is below 0.8 with more than 30 judged claims (pending: `for: 2m`)
-    [upper] = prom.wait_for(f'max by (app) (ragmon_support_ratio_upper{{app="{APP}"}})')
-    assert float(upper["value"][1]) == pytest.approx(got["support_upper"], rel=1e-9)
+    query = f'max by (app) (ragmon_support_ratio_upper{{app="{APP}"}})'
+
+    def scraped() -> bool:  # its latest sample may predate the last label by a scrape
+        found = prom.series(query)
+        return bool(found) and float(found[0]["value"][1]) == pytest.approx(
+            got["support_upper"], rel=1e-9
+        )
+
+    wait_until(scraped, timeout=30, what="Prometheus's sample of the final upper bound")
     alert = f'ALERTS{{alertname="RagmonSupportLow",app="{APP}",alertstate="pending"}}'
     assert prom.wait_for(alert, timeout=90)
 
