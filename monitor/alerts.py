@@ -18,18 +18,23 @@ from typing import Any, Literal
 import yaml
 
 from monitor.errors import ConfigError
+from monitor.estimation.window import window_values
 
 DEFAULT_RULES_FILE = Path(__file__).with_name("rules_default.yaml")
 
 #: What a rule can watch; each is a ratio in [0, 1] computed over one window of one app.
 FIGURES: tuple[str, ...] = (
     "validity",  # valid citations / citations
-    "support",  # supported / decided cited claims
-    "hallucination",  # claims without support by a valid citation / claims
+    "support",  # estimated share of claims the judge would call supported (an interval)
+    "hallucination",  # estimated share of claims not supported by their evidence (an interval)
     "coverage",  # cited claims / claims
     "judge_error_rate",  # failed judge calls / judge calls
     "dlq_rate",  # rejected events / events
 )
+#: Figures that are estimates with a 95% interval (monitor/estimation): a rule on them watches the
+#: bound on the far side of its threshold (a `below` rule the upper bound, an `above` rule the
+#: lower), so it fires on evidence, and only once `min_judged` claims were judged.
+ESTIMATED: tuple[str, ...] = ("support", "hallucination")
 SEVERITIES: tuple[str, ...] = ("critical", "warning", "info")
 
 Op = Literal["below", "above"]
@@ -40,7 +45,7 @@ _DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$")
 _UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 _RULE_KEYS = frozenset(
     {"name", "figure", "below", "above", "resolve_at", "window", "min_events", "for",
-     "severity", "apps", "summary"}
+     "severity", "apps", "summary", "min_judged"}
 )  # fmt: skip
 
 
@@ -82,6 +87,17 @@ class AlertRule:
     severity: str = "warning"
     apps: tuple[str, ...] = ()
     summary: str = ""
+    min_judged: int = 30
+
+    def observed(self, figures: WindowFigures) -> float | None:
+        """What the rule compares with its thresholds; None: no decision."""
+        if self.figure not in ESTIMATED:
+            return figures.values.get(self.figure)
+        judged = figures.values.get(f"{self.figure}_judged")
+        if judged is None or judged < self.min_judged:
+            return None
+        bound = "upper" if self.op == "below" else "lower"
+        return figures.values.get(f"{self.figure}_{bound}")
 
     def applies_to(self, app: str) -> bool:
         return not self.apps or app in self.apps
@@ -113,38 +129,36 @@ class WindowFigures:
         return self.counts.get(figure, self.events)
 
     @classmethod
-    def from_counts(
-        cls,
-        app: str,
-        at: float,
-        *,
-        events: int,
-        citations: int = 0,
-        valid_citations: int = 0,
-        claims: int = 0,
-        cited_claims: int = 0,
-        decided_claims: int = 0,
-        supported_claims: int = 0,
-        unsupported_claims: int = 0,
-        judge_calls: int = 0,
-        judge_errors: int = 0,
-        rejected: int = 0,
-    ) -> WindowFigures:
-        """Ratios from window counts; a ratio with a zero denominator is None (no data)."""
-        return cls(
-            app=app,
-            at=at,
-            events=events,
-            values={
-                "validity": _ratio(valid_citations, citations),
-                "support": _ratio(supported_claims, decided_claims),
-                "hallucination": _ratio(unsupported_claims, claims),
-                "coverage": _ratio(cited_claims, claims),
-                "judge_error_rate": _ratio(judge_errors, judge_calls),
-                "dlq_rate": _ratio(rejected, events),
-            },
-            counts={"judge_error_rate": judge_calls},
-        )
+    def from_counts(cls, app: str, at: float, *, events: int, **counts: int) -> WindowFigures:
+        """Figures from window counts (agents/output/records.py COUNT_FIELDS): exact ratios,
+        None with a zero denominator (no data); support and hallucination are estimates with
+        their bounds and judged claims (monitor.estimation.window.window_values); the cheap
+        tier's own shares are `cheap_support` and `cheap_hallucination`."""
+        c = counts.get
+        claims = c("claims", 0)
+        values: dict[str, float | None] = {
+            "validity": _ratio(c("valid_citations", 0), c("citations", 0)),
+            "coverage": _ratio(c("cited_claims", 0), claims),
+            "judge_error_rate": _ratio(c("judge_errors", 0), c("judge_calls", 0)),
+            "dlq_rate": _ratio(c("rejected", 0), events),
+            "cheap_support": _ratio(c("supported_claims", 0), claims),
+            "cheap_hallucination": _ratio(c("unsupported_claims", 0), claims),
+        }
+        values.update(window_values(counts))
+        # the judge error rate's minimum counts judge calls, not events
+        sizes = {"judge_error_rate": c("judge_calls", 0)}
+        return cls(app=app, at=at, events=events, values=values, counts=sizes)
+
+    def describe(self, figure: str) -> str:
+        """`figure` as the alert text says it: an estimate with its interval and n."""
+        value = self.values.get(figure)
+        if value is None:
+            return f"{figure} n/a"
+        lo, hi = self.values.get(f"{figure}_lower"), self.values.get(f"{figure}_upper")
+        if figure not in ESTIMATED or lo is None or hi is None:
+            return f"{figure} {value:.3f}"
+        n = int(self.values.get(f"{figure}_judged") or 0)
+        return f"{figure} {value:.3f} (95% interval {lo:.3f}-{hi:.3f}, {n} judged claims)"
 
 
 def _ratio(numerator: int, denominator: int) -> float | None:
@@ -219,7 +233,7 @@ def evaluate(
     at = figures.at
     if state.updated is not None and at < state.updated:
         return state, None  # a replayed, older window must not move the state backwards
-    value = figures.values.get(rule.figure)
+    value = rule.observed(figures)
     if value is None or figures.sample_size(rule.figure) < rule.min_events:
         # Too little data to decide either way: hold, so quiet periods neither fire nor flap.
         return replace(state, updated=at), None
@@ -320,6 +334,9 @@ def _rule(raw: object, where: str) -> AlertRule:
     min_events = raw.get("min_events", 20)
     if isinstance(min_events, bool) or not isinstance(min_events, int) or min_events < 1:
         raise ConfigError(f"{where}: min_events must be a positive integer")
+    min_judged = raw.get("min_judged", 30)
+    if isinstance(min_judged, bool) or not isinstance(min_judged, int) or min_judged < 2:
+        raise ConfigError(f"{where}: min_judged must be an integer of at least 2")
     severity = str(raw.get("severity", "warning"))
     if severity not in SEVERITIES:
         raise ConfigError(f"{where}: severity must be one of {', '.join(SEVERITIES)}")
@@ -338,6 +355,7 @@ def _rule(raw: object, where: str) -> AlertRule:
         severity=severity,
         apps=tuple(apps),
         summary=str(raw.get("summary", "")),
+        min_judged=min_judged,
     )
 
 

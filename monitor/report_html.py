@@ -196,8 +196,12 @@ th{background:#f4f4f4}h2{border-bottom:1px solid #ddd;padding-bottom:4px}.note{c
 
 
 def render_report(
-    rows: Sequence[ReportRow], title: str = "ragmon evaluation", summary: str = ""
+    rows: Sequence[ReportRow],
+    title: str = "ragmon evaluation",
+    summary: str = "",
+    extra: str = "",
 ) -> str:
+    """`extra`: trusted HTML placed after the summary (the rates section)."""
     tiers = ["cheap"] + (["judge"] if any(r.judge_verdict is not None for r in rows) else [])
     sections = []
     for tier in tiers:
@@ -215,5 +219,5 @@ def render_report(
         f'<p class="note">{len(rows)} labelled events. Agreement follows seed 001 §7.3: a tier '
         "agrees when it says supported exactly when the person said supported or partially supported; "
         "unverifiable verdicts are left out.</p>"
-        f"{pre}<h2>Per app</h2>{_per_app(rows)}{''.join(sections)}</body></html>\n"
+        f"{pre}{extra}<h2>Per app</h2>{_per_app(rows)}{''.join(sections)}</body></html>\n"
     )

@@ -29,6 +29,13 @@ def register(sub: Any) -> None:
         "--metrics-port", type=int, default=6066, help="port of /metrics (default 6066; 0 = any)"
     )
     p.add_argument(
+        "--judge-rate",
+        type=float,
+        default=0.2,
+        help="share of answers a local word-overlap judge sees, for the support and "
+        "hallucination estimates (default 0.2; 0: judge off, no estimates)",
+    )
+    p.add_argument(
         "--workdir", metavar="DIR", help="where logs and the audit trail go (a temp dir)"
     )
     p.set_defaults(func=run)
@@ -40,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.rate <= 0:
         raise ConfigError("--rate must be positive")
+    if not 0 <= args.judge_rate <= 1:
+        raise ConfigError("--judge-rate must be between 0 and 1")
     config = DemoConfig(
         rate=args.rate,
         healthy_seconds=args.healthy,
@@ -47,5 +56,6 @@ def run(args: argparse.Namespace) -> int:
         duration=args.duration,
         metrics_port=args.metrics_port,
         workdir=args.workdir,
+        judge_rate=args.judge_rate,
     )
     return Demo(config).run()

@@ -1,4 +1,5 @@
-"""`ragmon eval EVENTS --labels LABELS [--json]`: the cheap tier's agreement with human labels.
+"""`ragmon eval EVENTS --labels LABELS [--json [FILE]]`: the cheap tier's agreement with human
+labels; with `--rates`, the support and hallucination estimates (agents/evaluation/rates.py).
 
 Each labelled event is one judged unit (a claim with its citations, as in shared/eval). Its
 cheap verdict is that of its weakest cited claim (all claims when none is cited); an event
@@ -16,12 +17,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.evaluation import extras as eval_extras
+from agents.evaluation import rates as eval_rates
+from agents.evaluation.judge_eval import judge_eval, report_rows
 from monitor.calibration import HUMAN_GRADES, agreement_report
 from monitor.check import check_event
 from monitor.decode import decode_event
 from monitor.errors import InputError
 from monitor.models import AnswerEvent, Rejection, Verdict
 from monitor.options import CheckOptions
+from monitor.report_html import render_report
 from monitor.settings import load_settings
 
 Checked = list[tuple[AnswerEvent, Verdict]]
@@ -40,7 +44,31 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--labels", required=True, metavar="LABELS", help="JSONL {event_id, label} per line"
     )
-    p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    p.add_argument(
+        "--json",
+        nargs="?",
+        const="-",
+        metavar="FILE",
+        help="the figures as one JSON object: printed, or written to FILE",
+    )
+    p.add_argument(
+        "--rates",
+        action="store_true",
+        help="support and hallucination rates: the truth from the labels, the cheap figure, "
+        "today's corrections and the PPI++ estimate with its 95%% interval over resampled "
+        "uniform judge samples (the judge's answer is the human label, an oracle judge; with "
+        "--judge, the LLM judge's verdicts)",
+    )
+    p.add_argument(
+        "--judge-rate",
+        type=float,
+        default=0.1,
+        help="with --rates: share of answers the judge sample draws (default 0.1)",
+    )
+    p.add_argument(
+        "--resamples", type=int, default=200, help="with --rates: judge samples drawn (200)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="with --rates: first random seed (0)")
     p.add_argument(
         "--threshold",
         type=float,
@@ -176,6 +204,8 @@ def run(args: argparse.Namespace) -> int:
     labels = load_labels(args.labels)
     checked, rejected = load_checked(args.events, options)
     result = cheap_eval(checked, labels, rejected, args.threshold)
+    if args.rates:
+        return run_rates(args, settings, checked, labels)
     judge, calls = eval_extras.run_extras(
         args, settings, checked, labels, format_report(result), lambda f: _judge_report(f, result)
     )
@@ -186,7 +216,7 @@ def run(args: argparse.Namespace) -> int:
         )
         if judge is not None:
             out.update(judge=judge, judge_calls=calls)
-        print(json.dumps(out, sort_keys=True))
+        _emit_json(args.json, out)
     else:
         print(format_report(result))
         if judge is not None:
@@ -202,4 +232,59 @@ def run(args: argparse.Namespace) -> int:
     if not result.figures["n"]:
         print("ragmon eval: no labelled event could be scored", file=sys.stderr)
         return 1
+    return 0
+
+
+def _emit_json(target: str, figures: Mapping[str, Any]) -> None:
+    text = json.dumps(figures, sort_keys=True, default=_plain)
+    if target == "-":
+        print(text)
+        return
+    try:
+        with open(target, "w", encoding="utf-8") as fh:
+            fh.write(text + "\n")
+    except OSError as exc:
+        raise InputError(f"cannot write {target}: {exc.strerror}") from None
+
+
+def _plain(value: object) -> object:
+    to_dict = getattr(value, "to_dict", None)
+    if callable(to_dict):
+        return to_dict()
+    raise TypeError(f"not JSON: {type(value).__name__}")
+
+
+def run_rates(
+    args: argparse.Namespace, settings: Any, checked: Checked, labels: Mapping[str, str]
+) -> int:
+    """`ragmon eval --rates`: text report (and --json FILE, --html FILE)."""
+    if not 0 < args.judge_rate <= 1:
+        raise InputError("--judge-rate must be in (0, 1]")
+    if args.resamples < 1:
+        raise InputError("--resamples must be at least 1")
+    records = None
+    if args.judge:
+        records = judge_eval(checked, settings).records
+    units = eval_rates.units_of(checked, labels, records)
+    if not units:
+        print("ragmon eval: no labelled event with a claim", file=sys.stderr)
+        return 1
+    figures = eval_rates.rates_figures(
+        units,
+        args.judge_rate,
+        args.resamples,
+        args.seed,
+        oracle=records is None,
+        plot=bool(args.html),
+    )
+    text = eval_rates.format_rates(figures)
+    print(text)
+    if args.json:
+        _emit_json(args.json, figures)
+    if args.html:
+        rows = report_rows(checked, labels, records)
+        eval_extras.write_text(
+            args.html,
+            render_report(rows, summary=text, extra=eval_rates.rates_html(figures)),
+        )
     return 0

@@ -24,6 +24,7 @@ import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
 from agents.demo.traffic import Traffic
+from agents.judging.fake_server import JudgeHTTPServer
 from agents.kafka.broker import EmbeddedBroker, die_with_parent, embedded_env, free_port, port_open
 from agents.kafka.produce import Publisher
 from agents.kafka.topics import topic_specs
@@ -41,6 +42,10 @@ class DemoConfig:
     metrics_port: int = 6066  # 0: any free port
     window_seconds: float = 60.0
     step_seconds: float = 5.0
+    #: the demo's judge (a local OpenAI-compatible server, agents/judging/fake_server.py, that
+    #: judges by word overlap) on this share of answers: the support and hallucination
+    #: estimates need judged answers (60 s × 25/s × 0.2 = 300 per window)
+    judge_rate: float = 0.2
     refresh_seconds: float = 3.0
     start_timeout: float = 60.0
     workdir: str | None = None
@@ -84,21 +89,32 @@ def render(
         if value >= 1
     )
     events = by_app("ragmon_window_events")
+    judged = by_app("ragmon_window_judged_claims")
+
+    def estimate(rate: str) -> dict[str, str]:
+        point = by_app(f"ragmon_{rate}_ratio")
+        lo, hi = by_app(f"ragmon_{rate}_ratio_lower"), by_app(f"ragmon_{rate}_ratio_upper")
+        return {
+            app: f"{v:.3f} [{lo.get(app, 0):.2f},{hi.get(app, 1):.2f}]" for app, v in point.items()
+        }
+
+    def plain(name: str) -> dict[str, str]:
+        return {app: f"{v:.3f}" for app, v in by_app(name).items()}
+
     columns = [
-        ("validity", by_app("ragmon_validity_ratio")),
-        ("support", by_app("ragmon_support_ratio")),
-        ("halluc.", by_app("ragmon_hallucination_ratio")),
-        ("coverage", by_app("ragmon_coverage_ratio")),
+        ("validity", plain("ragmon_validity_ratio"), 10),
+        ("support [95% CI]", estimate("support"), 20),
+        ("halluc. [95% CI]", estimate("hallucination"), 20),
+        ("coverage", plain("ragmon_coverage_ratio"), 10),
+        ("judged", {app: str(int(v)) for app, v in judged.items()}, 8),
     ]
     lines = [
         f"phase: {phase:<14} sent: {sent:<7} checked: {int(outcomes.get('checked', 0)):<7} "
         f"dead letters: {int(dlq)}",
-        f"{'app':<14}{'window':>8}" + "".join(f"{name:>10}" for name, _ in columns),
+        f"{'app':<14}{'window':>8}" + "".join(f"{name:>{w}}" for name, _, w in columns),
     ]
     for app in sorted(events):
-        cells = "".join(
-            f"{values[app]:>10.3f}" if app in values else f"{'-':>10}" for _, values in columns
-        )
+        cells = "".join(f"{values.get(app, '-'):>{w}}" for _, values, w in columns)
         lines.append(f"{app:<14}{int(events[app]):>8}{cells}")
     if "other" in events:
         lines.append(OTHER_NOTE)
@@ -191,6 +207,7 @@ class Demo:
         self.sent = 0
         self.last_metrics: dict[str, list[tuple[dict[str, str], float]]] = {}
         self.fired: set[str] = set()  # every alert seen firing, for the summary at the end
+        self.judge: JudgeHTTPServer | None = None
 
     def worker_env(self, bootstrap: str) -> dict[str, str]:
         rules = self.workdir / "rules.yaml"
@@ -211,6 +228,18 @@ class Demo:
                 "PYTHONUNBUFFERED": "1",
             }
         )
+        if self.judge is not None:
+            env.update(
+                {
+                    "RAGMON_JUDGE_ENABLED": "true",
+                    "OPENAI_BASE_URL": self.judge.url,
+                    "OPENAI_API_KEY": "demo",
+                    "RAGMON_JUDGE_SAMPLE_RATE": str(self.config.judge_rate),
+                    "RAGMON_JUDGE_CALLS_PER_MINUTE": "0",  # the local judge has no limits
+                    "RAGMON_JUDGE_TOKENS_PER_HOUR": "0",
+                    "RAGMON_ESCALATION_MODEL": "",
+                }
+            )
         return env
 
     def run(self) -> int:
@@ -224,6 +253,8 @@ class Demo:
     def shutdown(self) -> None:
         _stop_process(self.worker, timeout=25)
         self.broker.stop()
+        if self.judge is not None:
+            self.judge.stop()
 
     async def _main(self, loop: asyncio.AbstractEventLoop) -> int:
         self.stop_event = asyncio.Event()
@@ -233,6 +264,12 @@ class Demo:
         self.screen.say(f"ragmon demo: logs and audit trail in {self.workdir}")
         bootstrap = self.broker.start()
         self.screen.say(f"broker:  {bootstrap} (tansu, in memory)")
+        if self.config.judge_rate > 0:
+            self.judge = JudgeHTTPServer().start()
+            self.screen.say(
+                f"judge:   {self.judge.url} (local word-overlap judge, "
+                f"{self.config.judge_rate:.0%} of answers)"
+            )
         with open(self.workdir / "worker.log", "ab") as log:
             self.worker = subprocess.Popen(
                 [sys.executable, "-m", "agents.cli", "worker", "--max-wait", "30"],

@@ -103,7 +103,7 @@ def judge_summary(figures: Mapping[str, Any], calls: Mapping[str, int]) -> str:
     return "\n".join(lines)
 
 
-def _write(path: str, text: str) -> None:
+def write_text(path: str, text: str) -> None:
     try:
         Path(path).write_text(text, encoding="utf-8")
     except OSError as exc:
@@ -133,11 +133,11 @@ def run_extras(
         agreement = judge_report(figures) + "\n" if judge_report is not None else ""
         summary = summary + "\n" + agreement + judge_summary(figures, outcomes)
     if getattr(args, "html", None):
-        _write(args.html, render_report(report_rows(checked, labels, records), summary=summary))
+        write_text(args.html, render_report(report_rows(checked, labels, records), summary=summary))
     if getattr(args, "qrels", None) or getattr(args, "leaderboard", None):
         qrels_text, board_text = trec_outputs(checked, records)
         if args.qrels:
-            _write(args.qrels, qrels_text)
+            write_text(args.qrels, qrels_text)
         if args.leaderboard:
-            _write(args.leaderboard, board_text)
+            write_text(args.leaderboard, board_text)
     return figures, outcomes

@@ -26,7 +26,7 @@ from grafana_client.client import (
 )
 
 from agents.telemetry.metrics import Metrics
-from monitor.alerts import Transition
+from monitor.alerts import ESTIMATED, Transition
 from monitor.errors import GrafanaError
 
 log = structlog.get_logger("ragmon.grafana")
@@ -178,13 +178,17 @@ def annotation_tags(t: Transition) -> list[str]:
 def annotation_text(t: Transition) -> str:
     rule = t.rule
     state = "FIRING" if t.kind == "firing" else "RESOLVED"
-    figures = ", ".join(
-        f"{k} {v:.3f}" for k, v in sorted(t.figures.values.items()) if v is not None
-    )
+    watched = f"{rule.figure} = {t.value:.3f}"
+    if rule.figure in ESTIMATED:  # the rule compares a bound: say which, and the estimate
+        bound = "upper" if rule.op == "below" else "lower"
+        watched = f"{rule.figure} {bound} bound = {t.value:.3f}"
+    shown = [k for k in ("validity", "support", "hallucination", "coverage") if k != rule.figure]
+    others = ", ".join(t.figures.describe(k) for k in shown if t.figures.values.get(k) is not None)
     lines = [
-        f"ragmon {rule.name} {state} for app {t.app}: {rule.figure} = {t.value:.3f} "
+        f"ragmon {rule.name} {state} for app {t.app}: {watched} "
         f"({rule.op} {rule.threshold:g}, resolves at {rule.resolve_threshold:g})",
-        f"window: {t.figures.events} events; {figures}",
+        f"{t.figures.describe(rule.figure)}; window: {t.figures.events} events"
+        + (f"; {others}" if others else ""),
     ]
     if t.examples:
         lines.append("examples: " + ", ".join(t.examples[:5]))

@@ -63,6 +63,9 @@ class _Layout:
         ratio: bool = False,
         thresholds: list[float] | None = None,
         description: str = "",
+        overrides: list[dict[str, Any]] | None = None,
+        repeat: str | None = None,
+        mappings: list[dict[str, Any]] | None = None,
     ) -> None:
         if self.x + w > 24:
             self._next_line()
@@ -75,15 +78,21 @@ class _Layout:
             ]
             defaults["thresholds"] = {"mode": "absolute", "steps": steps}
             defaults["custom"] = {"thresholdsStyle": {"mode": "line+area"}}
+        if mappings:
+            defaults["mappings"] = mappings
+        extra: dict[str, Any] = {}
+        if repeat:
+            extra = {"repeat": repeat, "repeatDirection": "h", "maxPerRow": 4}
         self.panels.append(
             {
+                **extra,
                 "id": len(self.panels) + 1,
                 "type": kind,
                 "title": title,
                 "description": description,
                 "datasource": _DS,
                 "gridPos": {"h": 8, "w": w, "x": self.x, "y": self.y},
-                "fieldConfig": {"defaults": defaults, "overrides": []},
+                "fieldConfig": {"defaults": defaults, "overrides": overrides or []},
                 "options": {
                     "legend": {"displayMode": "table", "placement": "right", "showLegend": True},
                     "tooltip": {"mode": "multi", "sort": "desc"},
@@ -109,6 +118,13 @@ def _threshold(rules: tuple[AlertRule, ...], figure: str) -> list[float] | None:
     return found[:1] or None
 
 
+def _override(name: str, props: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "matcher": {"id": "byName", "options": name},
+        "properties": [{"id": k, "value": v} for k, v in props.items()],
+    }
+
+
 def build_dashboard(rules: tuple[AlertRule, ...]) -> dict[str, Any]:
     lay = _Layout()
     lay.row("Quality (alerting figures)")
@@ -121,27 +137,18 @@ def build_dashboard(rules: tuple[AlertRule, ...]) -> dict[str, Any]:
         thresholds=_threshold(rules, "validity"),
         description="Valid citations / citations, summed over every worker.",
     )
-    for figure, title, (num, den) in (
-        ("support", "Claim support", ("supported", "decided")),
-        ("hallucination", "Hallucination", ("hallucinated", "claims")),
-        ("coverage", "Citation coverage", ("cited", "claims")),
-    ):
-        numerator = _rate("ragmon_claim_counts_total", "app", f'kind="{num}"', _APP)
-        denominator = _rate("ragmon_claim_counts_total", "app", f'kind="{den}"', _APP)
-        lay.panel(
-            f"{title} (counters, all workers)",
-            [(f"{numerator} / {denominator}", "{{app}}")],
-            ratio=True,
-            w=6,
-            thresholds=_threshold(rules, figure),
-            description=f"{num} / {den} claims (cheap tier), summed over every worker: what the {figure} alert reads.",
-        )
-    for figure, title in (
-        ("validity", "Validity"),
-        ("support", "Support"),
-        ("hallucination", "Hallucination"),
-        ("coverage", "Coverage"),
-    ):
+    numerator = _rate("ragmon_claim_counts_total", "app", 'kind="cited"', _APP)
+    denominator = _rate("ragmon_claim_counts_total", "app", 'kind="claims"', _APP)
+    lay.panel(
+        "Citation coverage (counters, all workers)",
+        [(f"{numerator} / {denominator}", "{{app}}")],
+        ratio=True,
+        w=6,
+        thresholds=_threshold(rules, "coverage"),
+        description="cited / claims (cheap tier), summed over every worker: what the coverage "
+        "alert reads.",
+    )
+    for figure, title in (("validity", "Validity"), ("coverage", "Coverage")):
         lay.panel(
             f"{title} (rolling window)",
             [(f"ragmon_{figure}_ratio{{{_APP}}}", "{{app}}")],
@@ -149,6 +156,81 @@ def build_dashboard(rules: tuple[AlertRule, ...]) -> dict[str, Any]:
             w=6,
             thresholds=_threshold(rules, figure),
             description="Gauge from the aggregate agent's window (one worker per app).",
+        )
+    lay.panel(
+        "Judge",
+        [("min(ragmon_judge_enabled)", "judge")],
+        kind="stat",
+        w=6,
+        description="With the judge off there are no support or hallucination estimates: "
+        "only the cheap tier's verdict shares, which are not rates.",
+        mappings=[
+            {
+                "type": "value",
+                "options": {
+                    "0": {"text": "OFF: no support/hallucination estimates", "color": "red"},
+                    "1": {"text": "on", "color": "green"},
+                },
+            }
+        ],
+    )
+    lay.panel(
+        "Judged claims in the window (labels behind the estimates)",
+        [(f"max by (app) (ragmon_window_judged_claims{{{_APP}}})", "{{app}}")],
+        w=6,
+        description="Claims of the uniform judge sample with a verdict; alert rules on support "
+        "and hallucination wait for min_judged of them (default 30).",
+    )
+    lay.panel(
+        "Estimation sample: answers by outcome",
+        [(_rate("ragmon_estimation_answers_total", "app, outcome", _APP), "{{app}} {{outcome}}")],
+        unit="reqps",
+        w=12,
+        description="Answers of the base-rate hash sample: sent to the judge, dropped (budget, "
+        "fair share, full queue), labelled, incomplete. Drops shrink the sample; the estimate "
+        "assumes they are unrelated to the answers' quality (docs/estimation.md).",
+    )
+    cheap = "cheap verdicts only (not a rate)"
+    for figure, title, verdict in (
+        ("support", "Support", "supported"),
+        ("hallucination", "Hallucination", "not_supported"),
+    ):
+        one = 'app=~"$app"'
+        lay.panel(
+            f"{title}: estimate and 95% interval ($app)",
+            [
+                (f"avg(ragmon_{figure}_ratio{{{one}}})", "estimate"),
+                (f"min(ragmon_{figure}_ratio_lower{{{one}}})", "lower"),
+                (f"max(ragmon_{figure}_ratio_upper{{{one}}})", "upper"),
+                (f'max(ragmon_cheap_verdict_share{{{one},verdict="{verdict}"}})', cheap),
+            ],
+            ratio=True,
+            w=12,
+            repeat="app",
+            thresholds=_threshold(rules, figure),
+            description="What the LLM judge would say about every claim of the window, "
+            "estimated from the cheap score on every claim and the judge's verdicts on the "
+            "uniform sample (PPI++), with its 95% interval (the band). The alert fires on the "
+            "far bound. Empty with the judge off. The dashed line is the cheap tier's verdicts "
+            "alone: biased, not a rate.",
+            overrides=[
+                _override(
+                    "upper",
+                    {
+                        "custom.fillBelowTo": "lower",
+                        "custom.lineWidth": 0,
+                        "custom.fillOpacity": 25,
+                    },
+                ),
+                _override("lower", {"custom.lineWidth": 0}),
+                _override(
+                    cheap,
+                    {
+                        "custom.lineStyle": {"fill": "dash", "dash": [6, 4]},
+                        "color": {"mode": "fixed", "fixedColor": "gray"},
+                    },
+                ),
+            ],
         )
     lay.panel(
         "Firing alerts (ragmon)",

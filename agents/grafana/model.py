@@ -2,15 +2,24 @@
 
 Each rule is the classic three-step Grafana query: A = PromQL figure (only where the window
 holds enough events), B = reduce to the last value, C = threshold with a recovery threshold
-(Grafana's `unloadEvaluator`), which is the same hysteresis the in-stream rules apply.
+(Grafana's `unloadEvaluator`), which is the same hysteresis the in-stream rules apply. A rule on
+an estimated figure (support, hallucination) also reads the estimate, both bounds and the judged
+claims (queries P, L, U, J reduced to PR, LR, UR, JR) so that its text can say them.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from agents.grafana.promql import JOB, alert_name, grafana_expr, not_reporting_expr
-from monitor.alerts import AlertRule, format_duration
+from agents.grafana.promql import (
+    JOB,
+    alert_name,
+    figure_query,
+    grafana_expr,
+    not_reporting_expr,
+    rule_bound,
+)
+from monitor.alerts import ESTIMATED, AlertRule, format_duration
 
 DATASOURCE_UID = "ragmon-prometheus"
 RULE_GROUP = "ragmon"
@@ -80,6 +89,53 @@ def _queries(
     ]
 
 
+def _prom(ref: str, expr: str, window_seconds: float, datasource_uid: str) -> dict[str, Any]:
+    return {
+        "refId": ref,
+        "datasourceUid": datasource_uid,
+        "queryType": "",
+        "relativeTimeRange": {"from": int(max(window_seconds, 60) * 2), "to": 0},
+        "model": {
+            "refId": ref,
+            "datasource": {"type": "prometheus", "uid": datasource_uid},
+            "expr": expr,
+            "instant": True,
+            "range": False,
+            "intervalMs": 1000,
+            "maxDataPoints": 43200,
+        },
+    }
+
+
+def _reduce(ref: str, of: str) -> dict[str, Any]:
+    return {
+        "refId": ref,
+        "datasourceUid": "__expr__",
+        "queryType": "",
+        "relativeTimeRange": {"from": 0, "to": 0},
+        "model": {
+            "refId": ref,
+            "datasource": _EXPR_DS,
+            "type": "reduce",
+            "expression": of,
+            "reducer": "last",
+            "settings": {"mode": "dropNN"},
+        },
+    }
+
+
+def _estimate_queries(rule: AlertRule, datasource_uid: str) -> list[dict[str, Any]]:
+    """The estimate, its bounds and the judged claims, for the rule's text."""
+    window = format_duration(rule.window_seconds)
+    out = []
+    for ref, bound in (("P", "point"), ("L", "lower"), ("U", "upper")):
+        expr = figure_query(rule.figure, window, rule.apps, bound=bound).value
+        out += [_prom(ref, expr, rule.window_seconds, datasource_uid), _reduce(ref + "R", ref)]
+    judged = "max by (app) (ragmon_window_judged_claims)"
+    out += [_prom("J", judged, rule.window_seconds, datasource_uid), _reduce("JR", "J")]
+    return out
+
+
 def _evaluators(rule: AlertRule) -> tuple[dict[str, Any], dict[str, Any] | None]:
     trigger = {"type": "lt" if rule.op == "below" else "gt", "params": [rule.threshold]}
     if rule.resolve_threshold == rule.threshold:
@@ -100,15 +156,28 @@ def alert_rule_body(rule: AlertRule) -> dict[str, Any]:
         "labels": {"severity": rule.severity, "ragmon_rule": rule.name},
         "annotations": {
             "summary": rule.summary or rule.name,
-            "description": (
-                f"{rule.figure} {rule.op} {rule.threshold:g} over "
-                f"{format_duration(rule.window_seconds)} with at least {rule.min_events} "
-                f"{'judge calls' if rule.figure == 'judge_error_rate' else 'events'}; "
-                f"resolves at {rule.resolve_threshold:g}. Prometheus alert: {alert_name(rule)}."
-            ),
+            "description": _grafana_description(rule),
         },
         "isPaused": False,
     }
+
+
+def _grafana_description(rule: AlertRule) -> str:
+    if rule.figure not in ESTIMATED:
+        return (
+            f"{rule.figure} {rule.op} {rule.threshold:g} over "
+            f"{format_duration(rule.window_seconds)} with at least {rule.min_events} "
+            f"{'judge calls' if rule.figure == 'judge_error_rate' else 'events'}; "
+            f"resolves at {rule.resolve_threshold:g}. Prometheus alert: {alert_name(rule)}."
+        )
+    pct = "{{ humanizePercentage $values.%s.Value }}"
+    return (
+        f"{rule.figure} {rule_bound(rule)} bound of the 95% interval {rule.op} "
+        f"{rule.threshold:g} (resolves at {rule.resolve_threshold:g}) with at least "
+        f"{rule.min_judged} judged claims and {rule.min_events} events: estimate {pct % 'PR'}, "
+        f"interval {pct % 'LR'} to {pct % 'UR'}, {{{{ $values.JR.Value }}}} judged claims. "
+        f"Prometheus alert: {alert_name(rule)}."
+    )
 
 
 def _rule_with_data(rule: AlertRule, datasource_uid: str) -> dict[str, Any]:
@@ -117,6 +186,9 @@ def _rule_with_data(rule: AlertRule, datasource_uid: str) -> dict[str, Any]:
     body["data"] = _queries(
         grafana_expr(rule), rule.window_seconds, datasource_uid, trigger, recover
     )
+    if rule.figure in ESTIMATED:  # before the condition, which stays last
+        data = body["data"]
+        body["data"] = data[:-1] + _estimate_queries(rule, datasource_uid) + data[-1:]
     return body
 
 

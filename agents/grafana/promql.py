@@ -1,12 +1,16 @@
 """PromQL for every alert figure: the one source of the Prometheus rules and Grafana alert rules.
 
-Every figure is a counter ratio summed over every worker (`sum(rate(..)) / sum(rate(..))`), so it
-holds however many workers run and whichever of them is down. Support, hallucination and
-coverage read `ragmon_claim_counts_total{kind}` (claims, cited, decided, supported,
-hallucinated: exactly the numerators and denominators of their definitions; `claims_total`
-cannot give them, it counts an uncited claim as not_supported). These counters are the cheap
-tier's: the aggregate agent's rolling gauges, and the in-stream alerts evaluated on them, also
-take the judge's corrections in.
+Validity, coverage, the judge error rate and the DLQ rate are counter ratios summed over every
+worker (`sum(rate(..)) / sum(rate(..))`), so they hold however many workers run and whichever of
+them is down. Coverage reads `ragmon_claim_counts_total{kind}`.
+
+Support and hallucination are estimates (monitor/estimation: PPI++ over the uniform judge sample)
+that only the aggregate agent can compute, from the sums in its window: the rules read its gauges
+(`ragmon_support_ratio` and its `_lower`/`_upper` bounds, `ragmon_window_judged_claims`). One
+worker owns an app's window; during a hand-over two may export it for a moment, so a lower bound
+is taken with `min` and an upper bound with `max` (the cautious side for an alert). A rule fires on
+the bound on the far side of its threshold once `min_judged` claims were judged, as in the stream;
+the window is the worker's (RAGMON_WINDOW_SECONDS), not the rule's range.
 """
 
 from __future__ import annotations
@@ -14,15 +18,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from monitor.alerts import AlertRule, format_duration
+from monitor.alerts import ESTIMATED, AlertRule, format_duration
 
 JOB = "ragmon"
 
 #: figure → (numerator, denominator) kinds of ragmon_claim_counts_total
 CLAIM_RATIOS: dict[str, tuple[str, str]] = {
-    "support": ("supported", "decided"),
-    "hallucination": ("hallucinated", "claims"),
     "coverage": ("cited", "claims"),
+}
+#: bound → (gauge suffix, aggregation over workers)
+BOUNDS: dict[str, tuple[str, str]] = {
+    "point": ("", "avg"),
+    "lower": ("_lower", "min"),
+    "upper": ("_upper", "max"),
 }
 
 
@@ -43,7 +51,12 @@ def _apps(apps: tuple[str, ...]) -> str:
 
 
 def figure_query(
-    figure: str, window: str, apps: tuple[str, ...] = (), min_events: int = 1
+    figure: str,
+    window: str,
+    apps: tuple[str, ...] = (),
+    min_events: int = 1,
+    bound: str = "point",
+    min_judged: int = 1,
 ) -> FigureQuery:
     a = _apps(apps)
 
@@ -55,6 +68,11 @@ def figure_query(
     if figure == "validity":
         valid = rate("ragmon_citations_total", 'status="valid"')
         return FigureQuery(f"{valid} / {rate('ragmon_citations_total')}", app_events, True)
+    if figure in ESTIMATED:
+        suffix, agg = BOUNDS[bound]
+        value = f"{agg} by (app) (ragmon_{figure}_ratio{suffix}{_sel(a)})"
+        judged = f"max by (app) (ragmon_window_judged_claims{_sel(a)}) >= {min_judged}"
+        return FigureQuery(value, f"({app_events}) and on(app) ({judged})", True)
     if figure in CLAIM_RATIOS:
         num, den = (rate("ragmon_claim_counts_total", f'kind="{k}"') for k in CLAIM_RATIOS[figure])
         return FigureQuery(f"{num} / {den}", app_events, True)
@@ -79,9 +97,21 @@ def _cmp(rule: AlertRule, threshold: float) -> str:
     return f"{'<' if rule.op == 'below' else '>'} {threshold:g}"
 
 
+def rule_bound(rule: AlertRule) -> str:
+    """The bound an estimated figure's rule compares: the far side of its threshold."""
+    if rule.figure not in ESTIMATED:
+        return "point"
+    return "upper" if rule.op == "below" else "lower"
+
+
 def rule_query(rule: AlertRule) -> FigureQuery:
     return figure_query(
-        rule.figure, format_duration(rule.window_seconds), rule.apps, rule.min_events
+        rule.figure,
+        format_duration(rule.window_seconds),
+        rule.apps,
+        rule.min_events,
+        rule_bound(rule),
+        rule.min_judged,
     )
 
 
@@ -107,6 +137,23 @@ def prometheus_expr(rule: AlertRule) -> str:
 def _description(rule: AlertRule) -> str:
     where = "{{ $labels.app }}" if rule_query(rule).per_app else "all apps"
     side = "below" if rule.op == "below" else "above"
+    if rule.figure in ESTIMATED:
+        f = rule.figure
+
+        def q(metric: str, fmt: str = "humanizePercentage") -> str:
+            sel = f"{metric}{{app='%s'}}"
+            return (
+                f'{{{{ with printf "max({sel})" $labels.app | query }}}}'
+                f"{{{{ . | first | value | {fmt} }}}}{{{{ end }}}}"
+            )
+
+        return (
+            f"{f} {rule_bound(rule)} bound is {{{{ $value | humanizePercentage }}}} for {where} "
+            f"({side} {rule.threshold:g}; resolves at {rule.resolve_threshold:g}): estimate "
+            f"{q(f'ragmon_{f}_ratio')}, 95% interval {q(f'ragmon_{f}_ratio_lower')} to "
+            f"{q(f'ragmon_{f}_ratio_upper')}, {q('ragmon_window_judged_claims', 'humanize')} "
+            "judged claims in the worker's window."
+        )
     return (
         f"{rule.figure} is {{{{ $value | humanizePercentage }}}} for {where} over "
         f"{format_duration(rule.window_seconds)} ({side} {rule.threshold:g}; resolves at "

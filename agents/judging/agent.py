@@ -1,8 +1,9 @@
 """The judge agent: consumes `judge-requests`, calls the LLM with bounded concurrency, publishes
 to `verdicts`, counts claims under tier `judge`, keeps canary agreement gauges, feeds the audit,
-and sends the windows a correction on `scores` (keyed by app): per judged answer, the change
-its judge verdicts make to the cheap counts, in the bucket where the answer was counted
-(`created_at` of the request), so a judge verdict replaces the cheap one instead of adding to it.
+and sends the windows a judge record on `scores` (keyed by app): per judged answer its judge
+calls and, for an answer of the uniform (base-rate) sample judged whole, the label sums of the
+support and hallucination estimates, in the bucket where the answer was counted (`created_at`
+of the request). The judge's verdicts do not change the cheap counts (monitor/estimation).
 
 `submit` never awaits: a full queue drops the request and counts it (`judge_dropped_total
 {reason="queue_full"}`), so neither the Faust consumer nor the check path waits on the LLM.
@@ -27,7 +28,7 @@ from typing import Any
 import structlog
 
 from agents.judging.canary import cheap_canary_hook
-from agents.output.records import judge_delta, score_entry, score_record
+from agents.output.records import judge_delta, labelled, score_entry, score_record
 from agents.telemetry.counting import Children
 from agents.telemetry.metrics import Metrics
 from monitor.judge.answer import AgreementWindow, says_supported
@@ -132,6 +133,9 @@ class JudgeRunner:
             self.queue.put_nowait(request)
         except asyncio.QueueFull:
             self._queue_full.inc()
+            if request.estimation:
+                app = self.app_label(request.app)
+                self._child(self.metrics.estimation_answers, (app, "dropped")).inc()
             return False
         depth = self.queue.qsize()
         self.max_depth = max(self.max_depth, depth)
@@ -197,13 +201,21 @@ class JudgeRunner:
         if self.publish is not None:
             await self.publish(record)
         if self.correct is not None and request.created_at and record["claims"]:
-            delta = judge_delta(record["claims"])
+            scores = [i.cheap_score or 0.0 for i in request.items] if request.estimation else None
+            delta = judge_delta(record["claims"], scores)
+            self._count_estimation(app, request, delta)
             entry = score_entry(request.event_id, 0.0, request.created_at, False, delta)
             await self.correct(score_record(app, [entry], kind="judge"))
         if self.audit is not None:
             await self.audit({"reason": "judge", **record})
             self.metrics.audit_records.labels(reason="judge").inc()
         return record
+
+    def _count_estimation(self, app: str, request: JudgeRequest, delta: list[int]) -> None:
+        if not request.estimation:
+            return
+        outcome = "labelled" if labelled(delta) else "incomplete"
+        self._child(self.metrics.estimation_answers, (app, outcome)).inc()
 
     def _canary(self, app: str, request: JudgeRequest, record: dict[str, Any]) -> None:
         label = request.gold_label or ""
@@ -256,7 +268,7 @@ def topic_publisher(topic: Any) -> Publish:
 
 
 def score_publisher(topic: Any) -> Publish:
-    """Publish score records (judge corrections) to `scores` as JSON bytes, keyed by app like
+    """Publish score records (judge records) to `scores` as JSON bytes, keyed by app like
     the check agent's, so they reach the partition that owns the app's window."""
 
     async def send(record: dict[str, Any]) -> None:

@@ -88,12 +88,27 @@ class State:
             self.by_model.clear()
 
 
-def _batch_reply(content: str, tag: str, confidence: str, reverse: bool) -> dict[str, Any]:
+#: judgement → score of a scripted verdict
+_SCRIPTED_SCORE = {"ENTAILMENT": 0.95, "NEUTRAL": 0.5, "CONTRADICTION": 0.05}
+
+
+def _batch_reply(
+    content: str,
+    tag: str,
+    confidence: str,
+    reverse: bool,
+    scripted: dict[str, str] | None = None,
+) -> dict[str, Any]:
     blocks = _blocks(content, tag)
     ids = sorted(int(k.split()[1]) for k in blocks if k.startswith("claim "))
     out = []
     for i in ids:
-        judgement, score = verdict_for(blocks[f"claim {i}"], blocks.get(f"evidence {i}", ""))
+        claim = blocks[f"claim {i}"]
+        known = (scripted or {}).get(" ".join(claim.split()))
+        if known is not None:  # a scripted verdict for this claim (e.g. its human label)
+            judgement, score = known, _SCRIPTED_SCORE[known]
+        else:
+            judgement, score = verdict_for(claim, blocks.get(f"evidence {i}", ""))
         out.append(
             {
                 "claim_id": i,
@@ -121,7 +136,12 @@ def _answer_reply(content: str, tag: str) -> dict[str, Any]:
     }
 
 
-def content_for(scenario: str, messages: list[dict[str, Any]], attempt: int) -> str:
+def content_for(
+    scenario: str,
+    messages: list[dict[str, Any]],
+    attempt: int,
+    scripted: dict[str, str] | None = None,
+) -> str:
     system = str(messages[0].get("content", "")) if messages else ""
     user = str(messages[-1].get("content", "")) if messages else ""
     m = _TAG.search(user)
@@ -139,6 +159,7 @@ def content_for(scenario: str, messages: list[dict[str, Any]], attempt: int) -> 
         tag,
         "high" if scenario == "strong" else "low" if scenario == "low" else "high",
         reverse=scenario == "shuffled",
+        scripted=scripted,
     )
     if scenario == "badschema":
         for v in reply["verdicts"]:
@@ -249,7 +270,7 @@ class Handler(BaseHTTPRequestHandler):
         if scenario == "badbody":
             self._send(200, b"<html>gateway says hi</html>")
             return
-        content = content_for(scenario, body.get("messages") or [], attempt)
+        content = content_for(scenario, body.get("messages") or [], attempt, self.server.scripted)
         prompt_chars = sum(len(str(m.get("content", ""))) for m in body.get("messages") or [])
         reply = {
             "id": "chatcmpl-test",
@@ -294,6 +315,9 @@ class JudgeHTTPServer(ThreadingHTTPServer):
         super().__init__((host, port), Handler)
         self.state = State()
         self.slow_seconds = slow_seconds
+        #: claim text (whitespace collapsed) → ENTAILMENT | NEUTRAL | CONTRADICTION: the verdict
+        #: given to that claim instead of the word-overlap rule (tests: human labels)
+        self.scripted: dict[str, str] = {}
         self._thread: threading.Thread | None = None
 
     @property

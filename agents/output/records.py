@@ -7,9 +7,9 @@ A score record (version 2) carries every answer of one app from one check batch:
 
 `counts` follows `fields` (trailing zeros left out), `counted_at` is when the check agent
 counted the answer (its window bucket), `event_id` is null for a rejected record. A judge
-correction (`kind: "judge"`) has the same shape: one entry per judged answer whose counts are
-the difference the judge's verdicts make to that answer's cheap counts (so they can be
-negative), placed in the answer's original bucket. Sums of counts over a window give exactly
+record (`kind: "judge"`) has the same shape: one entry per judged answer with its judge call
+counts and, for an answer of the estimation sample, the label sums of the support and
+hallucination estimates (monitor.estimation.window), placed in the answer's original bucket. Sums of counts over a window give exactly
 the answer-level rates of monitor.scoring, pooled over events (ratio of sums, not mean of
 ratios), which is what `sum(rate(..))/sum(rate(..))` over the counters gives in Prometheus.
 Version 1 records (one answer, `counts` as an object) are still read.
@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from monitor.estimation.window import ESTIMATION_FIELDS, answer_vector, capped_vector, label_sums
 from monitor.models import Verdict
 from monitor.scoring import claim_tally
 
@@ -39,6 +40,8 @@ COUNT_FIELDS: tuple[str, ...] = (
     "unsupported_claims",
     "judge_calls",
     "judge_errors",
+    # the support and hallucination estimates' sums (monitor.estimation.window)
+    *ESTIMATION_FIELDS,
 )
 _INDEX = {name: i for i, name in enumerate(COUNT_FIELDS)}
 REJECTED_VECTOR: tuple[int, ...] = (1, 1)
@@ -64,7 +67,12 @@ def verdict_vector(verdict: Verdict, claim_cap: int = 0) -> list[int]:
     valid_ids = {r.citation.index for r in verdict.citations if r.valid}
     t = claim_tally(verdict.claims, valid_ids)
     claims = weighted([t.claims, t.cited, t.decided, t.supported, t.hallucinated], claim_cap)
-    return [1, 0, len(verdict.citations), len(valid_ids), *claims]
+    # then judge calls and errors (0 here), and the estimation sums (monitor.estimation.window)
+    if claims[0] < t.claims:  # weighed down: in the estimates too (capped_vector)
+        estimation = capped_vector(claims[0], claims[3], claims[4])
+    else:
+        estimation = answer_vector(verdict)
+    return [1, 0, len(verdict.citations), len(valid_ids), *claims, 0, 0, *estimation]
 
 
 def verdict_counts(verdict: Verdict) -> dict[str, int]:
@@ -171,48 +179,43 @@ def parse_score_record(value: Any, key: str | None = None) -> ScoreBatch | None:
     return ScoreBatch(app, kind, tuple(e for e in entries if e is not None))
 
 
-def _judged(verdict: str) -> tuple[int, int, int]:
-    """(decided, supported, unsupported) of a claim with a valid citation."""
-    return (
-        int(verdict != "unverifiable"),
-        int(verdict == "supported"),
-        int(verdict == "not_supported"),
-    )
+#: The judge's verdicts that are labels for the estimates (a timeout's `unverifiable` is not).
+LABEL_VERDICTS = frozenset({"supported", "partially_supported", "not_supported"})
 
 
-_JUDGED_FIELDS = (
-    _INDEX["decided_claims"],
-    _INDEX["supported_claims"],
-    _INDEX["unsupported_claims"],
-)
+def judge_delta(
+    claims: Iterable[Mapping[str, Any]], scores: Sequence[float] | None = None
+) -> list[int]:
+    """What a judge record adds to its answer's window: every judged claim counts in
+    judge_calls, each failed one in judge_errors; and, for an answer of the estimation sample
+    (`scores`: the cheap scores of the judged claims, in order), the label sums — only when
+    the judge gave every claim a verdict (an answer half judged is left out of the sample
+    rather than counted with a guess).
 
-
-def judge_delta(claims: Iterable[Mapping[str, Any]]) -> list[int]:
-    """What a judge record's claim entries change in their answer's window counts.
-
-    A judged cited claim has a valid citation (monitor.judge.request judges no other cited
-    claim), so it counts as cited, decided unless `unverifiable`, supported when `supported` and
-    unsupported only when `not_supported`, whichever tier said it: the judge's verdict replaces
-    the cheap one in those three counts. A judged uncited claim (`"cited": false`, judged on
-    the whole context) counts in unsupported only. A claim the judge could not answer (verdict null) keeps its cheap
-    verdict. Every judged claim counts in judge_calls, each failed one in judge_errors.
+    The judge's verdicts no longer change the cheap counts (supported, decided, unsupported):
+    those stay the cheap tier's own figures, and the judge enters the support and hallucination
+    rates through the estimates (monitor.estimation).
     """
+    claims = list(claims)
     delta = [0] * len(COUNT_FIELDS)
     for claim in claims:
         delta[_INDEX["judge_calls"]] += 1
         if claim.get("outcome") != "ok":
             delta[_INDEX["judge_errors"]] += 1
-        new, old = claim.get("verdict"), claim.get("cheap_verdict")
-        if new is None or old is None or new == old:
-            continue
-        if claim.get("cited") is False:
-            delta[_INDEX["unsupported_claims"]] += (new == "not_supported") - (
-                old == "not_supported"
-            )
-            continue
-        for i, now, before in zip(_JUDGED_FIELDS, _judged(new), _judged(old), strict=True):
-            delta[i] += now - before
+    if scores is not None and claims and len(scores) == len(claims):
+        verdicts = [c.get("verdict") for c in claims]
+        if all(v in LABEL_VERDICTS for v in verdicts):
+            supported = sum(v == "supported" for v in verdicts)
+            unsupported = sum(v == "not_supported" for v in verdicts)
+            for name, n in label_sums(scores, supported, unsupported).items():
+                delta[_INDEX[name]] += n
     return delta
+
+
+def labelled(vector: Sequence[int]) -> bool:
+    """The judge record's entry carries labels (its answer entered the estimation sample)."""
+    i = _INDEX["lab_n"]
+    return i < len(vector) and vector[i] > 0
 
 
 def add_vectors(current: Sequence[int] | None, delta: Sequence[int]) -> list[int]:

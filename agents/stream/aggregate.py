@@ -7,9 +7,11 @@ size seconds of history, like the oldest hopping window containing t. A score re
 one app's answers of a whole check batch: their counts are summed per bucket and the record
 costs one changelog write (agents/stream/window_store.py: counts and counted ids in one entry, so a
 crash cannot leave one without the other). Answers are placed by the time the check agent
-counted them, so a late replay lands where it was first counted, and a judge correction lands
-in the bucket of the answer it corrects (dropped once that bucket has left the window, where it
-no longer changes anything).
+counted them, so a late replay lands where it was first counted, and a judge record (labels of
+the support and hallucination estimates, monitor/estimation) lands in the bucket of the answer
+it labels (dropped once that bucket has left the window, where it no longer changes anything).
+The figures, exact ratios and estimates alike, come from the window's summed vector through
+monitor.alerts.WindowFigures.from_counts.
 
 Gauges are recomputed every second from wall-clock time (so an idle app's window empties), only
 for the apps whose partition this worker actively owns; after a rebalance the series of apps
@@ -48,16 +50,10 @@ def partition_for_app(app: str, partitions: int) -> int:
     return int(murmur2(app.encode("utf-8")) & 0x7FFFFFFF) % partitions
 
 
-def ratios(counts: dict[str, int]) -> dict[str, float | None]:
-    def ratio(num: str, den: str) -> float | None:
-        return counts[num] / counts[den] if counts[den] else None
-
-    return {
-        "validity": ratio("valid_citations", "citations"),
-        "support": ratio("supported_claims", "decided_claims"),
-        "hallucination": ratio("unsupported_claims", "claims"),
-        "coverage": ratio("cited_claims", "claims"),
-    }
+def ratios(counts: dict[str, int], at: float = 0.0) -> dict[str, float | None]:
+    """Every figure of a window (monitor.alerts.WindowFigures.from_counts): exact ratios, the
+    support and hallucination estimates with their bounds, the cheap tier's own shares."""
+    return dict(WindowFigures.from_counts("", at, **counts).values)
 
 
 @dataclass
@@ -65,7 +61,7 @@ class Handled:
     counted: int = 0
     duplicates: int = 0
     corrected: int = 0
-    stale: int = 0  # judge corrections whose bucket has left the window
+    stale: int = 0  # judge records whose bucket has left the window
     ignored: bool = False
 
 
@@ -199,21 +195,27 @@ class WindowAggregator:
                     self._remove(app)
                 continue
             counts = vector_to_counts(self.rolling(app, now))
-            values = ratios(counts)
+            values = ratios(counts, now)
             m = self.metrics
             m.window_events.labels(app=app).set(counts["events"])
-            for name, gauge in (
-                ("validity", m.validity_ratio),
-                ("support", m.support_ratio),
-                ("hallucination", m.hallucination_ratio),
-                ("coverage", m.coverage_ratio),
+            for name, gauge in (("validity", m.validity_ratio), ("coverage", m.coverage_ratio)):
+                _set(gauge, app, values[name])
+            for rate in ("support", "hallucination"):
+                point, lower, upper = m.estimate_gauges(rate)
+                _set(point, app, values[rate])
+                _set(lower, app, values[f"{rate}_lower"])
+                _set(upper, app, values[f"{rate}_upper"])
+            m.window_judged_claims.labels(app=app).set(values["support_judged"] or 0)
+            for verdict, key in (
+                ("supported", "cheap_support"),
+                ("not_supported", "cheap_hallucination"),
             ):
-                value = values[name]
-                if value is None:
+                share = values[key]
+                if share is None:
                     with contextlib.suppress(KeyError):
-                        gauge.remove(app)
+                        m.cheap_verdict_share.remove(app, verdict)
                 else:
-                    gauge.labels(app=app).set(value)
+                    m.cheap_verdict_share.labels(app=app, verdict=verdict).set(share)
             if self.alerting is not None:
                 self.alerting.restore(app)
             self.published.add(app)
@@ -224,6 +226,18 @@ class WindowAggregator:
         for gauge in self.metrics.ratio_gauges():
             with contextlib.suppress(KeyError):
                 gauge.remove(app)
+        for verdict in ("supported", "not_supported"):
+            with contextlib.suppress(KeyError):
+                self.metrics.cheap_verdict_share.remove(app, verdict)
         if self.alerting is not None:
             self.alerting.forget(app)
         self.published.discard(app)
+
+
+def _set(gauge: Any, app: str, value: float | None) -> None:
+    """A figure without data (no denominator, no estimate yet) has no series, not a 0."""
+    if value is None:
+        with contextlib.suppress(KeyError):
+            gauge.remove(app)
+    else:
+        gauge.labels(app=app).set(value)

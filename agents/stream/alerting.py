@@ -81,6 +81,7 @@ class Alerting:
                 severity=transition.rule.severity,
                 figure=transition.rule.figure,
                 value=round(transition.value, 4),
+                figures=figures.describe(transition.rule.figure),
                 threshold=transition.rule.threshold,
                 resolve_at=transition.rule.resolve_threshold,
                 events=figures.events,

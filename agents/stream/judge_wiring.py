@@ -1,10 +1,11 @@
 """Connects the check path to the judge: sampled answers → `judge-requests` → judge agent, and the
-judge's verdicts back into the windowed rates as corrections on `scores`.
+judge's verdicts back into the windows on `scores` (labels of the support and hallucination
+estimates, for answers of the base-rate hash sample).
 
 The sampling decision is `monitor.judge.plan.plan_judge_request` (hash of the event id first, so
 evidence excerpts are only built for the few answers that can be sampled); the request is
 buffered with the batch's other output records, never awaited per event. Its `created_at` is
-the time the check agent counted the answer, which is where the judge's correction lands.
+the time the check agent counted the answer, which is where the judge's record lands.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from agents.judging.agent import (
 from agents.telemetry.metrics import AppLabels
 from monitor.judge.plan import plan_judge_request
 from monitor.models import AnswerEvent, Verdict
-from monitor.sampling import Sampler, SamplingPolicy
+from monitor.sampling import Sampler, SamplingPolicy, hash_fraction
 
 if TYPE_CHECKING:
     import faust
@@ -69,15 +70,27 @@ def install_judge(
         # A full local queue stands for the judge's: every worker runs a judge agent on its
         # share of `judge-requests`, fed by every worker's check agent alike.
         request, decision = plan_judge_request(
-            event, verdict, sampler, max_chars, now=processor.checked_at, judge_full=runner.full
+            event,
+            verdict,
+            sampler,
+            max_chars,
+            now=processor.checked_at,
+            judge_full=runner.full,
+            claim_cap=settings.answer_claim_weight,
         )
         if request is not None:
             value = json.dumps(request.to_dict(), ensure_ascii=False).encode("utf-8")
             processor.emit("judge-requests", event.event_id.encode("utf-8"), value)
+            if request.estimation:
+                metrics.estimation_answers.labels(app=labels(event.app), outcome="sent").inc()
         elif decision.dropped:
             metrics.judge_dropped.labels(reason=decision.reason).inc()
+            # a drop shrinks the estimates' uniform sample: counted (docs/estimation.md)
+            if hash_fraction(event.event_id) < settings.judge_sample_rate:
+                metrics.estimation_answers.labels(app=labels(event.app), outcome="dropped").inc()
 
     processor.hooks.append(sample)
+    metrics.judge_enabled.set(1)
     # a check process sends back whole only the answers this hook's plan may sample
     processor.judge_rates = (settings.judge_sample_rate, settings.judge_oversample_rate)
     attach_judge_agent(app, runner, channels["judge-requests"])

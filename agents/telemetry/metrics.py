@@ -56,6 +56,14 @@ class Metrics:
     hallucination_ratio: Gauge
     coverage_ratio: Gauge
     window_events: Gauge
+    support_ratio_lower: Gauge
+    support_ratio_upper: Gauge
+    hallucination_ratio_lower: Gauge
+    hallucination_ratio_upper: Gauge
+    window_judged_claims: Gauge
+    cheap_verdict_share: Gauge
+    estimation_answers: Counter
+    judge_enabled: Gauge
     judge_requests: Counter
     judge_tokens: Counter
     judge_cost: Counter
@@ -82,6 +90,21 @@ class Metrics:
             self.hallucination_ratio,
             self.coverage_ratio,
             self.window_events,
+            self.support_ratio_lower,
+            self.support_ratio_upper,
+            self.hallucination_ratio_lower,
+            self.hallucination_ratio_upper,
+            self.window_judged_claims,
+        )
+
+    def estimate_gauges(self, rate: str) -> tuple[Gauge, Gauge, Gauge]:
+        """(estimate, lower bound, upper bound) of `support` or `hallucination`."""
+        if rate == "support":
+            return self.support_ratio, self.support_ratio_lower, self.support_ratio_upper
+        return (
+            self.hallucination_ratio,
+            self.hallucination_ratio_lower,
+            self.hallucination_ratio_upper,
         )
 
 
@@ -134,12 +157,62 @@ def build_metrics(registry: CollectorRegistry) -> Metrics:
             "validity_ratio", "Valid citations / citations in the rolling window.", ("app",)
         ),
         support_ratio=gauge(
-            "support_ratio", "Supported / decided cited claims in the rolling window.", ("app",)
+            "support_ratio",
+            "Estimated share of the rolling window's claims the LLM judge would call supported "
+            "(prediction-powered: cheap score on every claim, judge verdicts on the uniform "
+            "sample). Absent while fewer than 2 sampled answers were judged, so always absent "
+            "with the judge off (ragmon_judge_enabled 0).",
+            ("app",),
         ),
         hallucination_ratio=gauge(
             "hallucination_ratio",
-            "Claims without support / claims in the rolling window.",
+            "Estimated share of the rolling window's claims not supported by their cited "
+            "evidence, as the LLM judge would say (uncited claims count as not supported). "
+            "Absent while fewer than 2 sampled answers were judged, so always absent with the "
+            "judge off (ragmon_judge_enabled 0).",
             ("app",),
+        ),
+        support_ratio_lower=gauge(
+            "support_ratio_lower", "Lower bound of ragmon_support_ratio's 95% interval.", ("app",)
+        ),
+        support_ratio_upper=gauge(
+            "support_ratio_upper", "Upper bound of ragmon_support_ratio's 95% interval.", ("app",)
+        ),
+        hallucination_ratio_lower=gauge(
+            "hallucination_ratio_lower",
+            "Lower bound of ragmon_hallucination_ratio's 95% interval.",
+            ("app",),
+        ),
+        hallucination_ratio_upper=gauge(
+            "hallucination_ratio_upper",
+            "Upper bound of ragmon_hallucination_ratio's 95% interval.",
+            ("app",),
+        ),
+        window_judged_claims=gauge(
+            "window_judged_claims",
+            "Claims of the rolling window's uniform judge sample with a judge verdict: the "
+            "labels behind the support and hallucination estimates (0 with the judge off).",
+            ("app",),
+        ),
+        cheap_verdict_share=gauge(
+            "cheap_verdict_share",
+            "Share of the rolling window's claims by the cheap tier's verdict alone (supported, "
+            "not_supported: no valid citation or a failed check). NOT the support or "
+            "hallucination rate: the cheap tier's verdicts are biased; those are "
+            "ragmon_support_ratio and ragmon_hallucination_ratio.",
+            ("app", "verdict"),
+        ),
+        estimation_answers=counter(
+            "estimation_answers",
+            "Answers of the uniform (base-rate) judge sample behind the estimates, by outcome: "
+            "sent to the judge, dropped (budget, fair share, full queue), labelled (every claim "
+            "got a verdict), incomplete (a claim without a verdict: left out).",
+            ("app", "outcome"),
+        ),
+        judge_enabled=gauge(
+            "judge_enabled",
+            "1 when this worker samples answers for the LLM judge; 0: no support or "
+            "hallucination estimate, only the cheap verdict shares.",
         ),
         coverage_ratio=gauge(
             "coverage_ratio", "Cited claims / claims in the rolling window.", ("app",)

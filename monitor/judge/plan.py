@@ -29,6 +29,7 @@ from monitor.sampling import (
     hash_fraction,
     is_doubtful,
 )
+from monitor.scoring import claim_tally
 
 
 def plan_judge_request(
@@ -38,6 +39,7 @@ def plan_judge_request(
     max_evidence_chars: int = 6_000,
     now: float | None = None,
     judge_full: bool = False,
+    claim_cap: int = 0,
 ) -> tuple[JudgeRequest | None, Decision]:
     if verdict.error is not None:
         return None, Decision(False, "nothing_to_judge")
@@ -56,9 +58,23 @@ def plan_judge_request(
     if judge_full and reason != "canary":
         return None, Decision(False, "queue_full")
     items = judge_items(verdict, max_evidence_chars, event)
-    request = build_request(event, verdict, items, reason, policy.batch_size, now)
+    # The estimates' sample is the base-rate hash sample only: its inclusion probability is
+    # known and equal for every answer, canaries and doubtful answers included. Answers only
+    # the oversampling picked stay out of it (their verdicts triage, they are not labels).
+    estimation = u < policy.base_rate and not _weighed_down(verdict, claim_cap)
+    request = build_request(event, verdict, items, reason, policy.batch_size, now, estimation)
     decision = sampler.admit(
         Candidate(event.event_id, event.app or "", len(items), request.est_tokens),
         reason,
     )
     return (request if decision.sampled else None), decision
+
+
+def _weighed_down(verdict: Verdict, claim_cap: int) -> bool:
+    """More claims than the per-answer weight (RAGMON_ANSWER_CLAIM_WEIGHT): the answer enters
+    the estimates with its weighted cheap counts (monitor.estimation.window.capped_vector),
+    so its judge verdicts are no labels."""
+    if claim_cap <= 0 or len(verdict.claims) <= claim_cap:
+        return False
+    valid = {c.citation.index for c in verdict.citations if c.valid}
+    return claim_tally(verdict.claims, valid).claims > claim_cap

@@ -1,10 +1,14 @@
 """The `judge-requests` record: built by the check path from a checked answer, read by the judge
 agent. Pure and JSON-only so the topic carries plain dicts.
 
-Claims with at least one valid citation are judged on the resolved text of those citations; an
-uncited claim (given the event) on the whole retrieved context, every document and the event's
+Claims with at least one citation that resolved to a passage are judged on the text of those
+passages: a valid citation, or one that resolved but failed a check on its content (a quotation
+or a value the cheap tier did not find in the passage: `excerpt_mismatch`, `value_mismatch`),
+since whether the passage supports the claim is the judge's call, and the support and
+hallucination estimates take the judge as the reference (monitor/estimation). An uncited claim
+(given the event) is judged on the whole retrieved context, every document and the event's
 data, as the cheap tier grounds it (monitor/grounding.py): a hallucination is what the context
-does not support. A claim whose citations are all invalid has no evidence to weigh and is
+does not support. A claim whose citations resolve to no text has no evidence to weigh and is
 already counted as unsupported; one past a cap (over_cap) is undecided and not judged. A long
 document is cut down to the passages that share the most words with the claim, in document
 order, within `max_evidence_chars` (split evenly between the texts).
@@ -64,6 +68,9 @@ class JudgeRequest:
     gold_label: str | None = None
     est_tokens: int = 0
     created_at: float = 0.0
+    #: in the base-rate hash sample (hash of the event id < base rate), whatever else sampled it:
+    #: its verdicts are labels of the support and hallucination estimates (monitor/estimation)
+    estimation: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -77,6 +84,7 @@ class JudgeRequest:
             "gold_label": self.gold_label,
             "est_tokens": self.est_tokens,
             "created_at": self.created_at,
+            "estimation": self.estimation,
             "items": [
                 {
                     "claim_index": i.claim_index,
@@ -148,6 +156,15 @@ def _context_item(result: ClaimResult, verdict: Verdict, texts: list[str], max_c
     )
 
 
+#: Errors of a citation that resolved to its passage, about what the passage says.
+CONTENT_ERRORS = frozenset({"excerpt_mismatch", "value_mismatch"})
+
+
+def is_evidence(cited: CitationResult) -> bool:
+    """The citation gives the judge a passage to weigh."""
+    return bool(cited.cited_text) and (cited.valid or cited.error in CONTENT_ERRORS)
+
+
 def judge_items(
     verdict: Verdict, max_evidence_chars: int = 6_000, event: AnswerEvent | None = None
 ) -> tuple[Item, ...]:
@@ -167,7 +184,7 @@ def judge_items(
         valid = [
             by_index[i]
             for i in result.claim.citation_indexes
-            if i in by_index and by_index[i].valid and by_index[i].cited_text
+            if i in by_index and is_evidence(by_index[i])
         ]
         if not valid:
             continue
@@ -201,6 +218,7 @@ def build_request(
     reason: str,
     batch_size: int = 5,
     now: float | None = None,
+    estimation: bool = False,
 ) -> JudgeRequest:
     gold = event.gold_answer
     return JudgeRequest(
@@ -215,6 +233,7 @@ def build_request(
         est_tokens=estimate_pairs_tokens([i.pair for i in items], batch_size)
         + (len(event.answer[:MAX_ANSWER_CHARS]) // 4 + 600 if gold else 0),
         created_at=time.time() if now is None else now,
+        estimation=estimation,
     )
 
 
@@ -269,4 +288,5 @@ def parse_request(value: Mapping[str, Any] | Any) -> JudgeRequest:
         gold_label=_str(value.get("gold_label"), "gold_label"),
         est_tokens=est if isinstance(est, int) else 0,
         created_at=float(created) if isinstance(created, int | float) else 0.0,
+        estimation=value.get("estimation") is True,
     )

@@ -114,7 +114,7 @@ def test_firing_then_resolving_is_one_region_annotation(
         ALERT_TAG + fired.notification_id,
     ]
     assert "validity = 0.800 (below 0.95, resolves at 0.97)" in ann["text"]
-    assert "window: 120 events; support 0.900, validity 0.800" in ann["text"]
+    assert "validity 0.800; window: 120 events; support 0.900" in ann["text"]
     assert (
         "examples: evt-0, evt-1, evt-2, evt-3, evt-4" in ann["text"] and "evt-5" not in ann["text"]
     )
@@ -347,3 +347,16 @@ def test_cli_without_a_token_says_no_token_is_set(
     with pytest.raises(GrafanaError, match=r"401 unauthorized \(check the token\)"):
         run_sync(_args(url=grafana_server.url))
     assert grafana_server.writes() == []
+
+
+def test_an_estimated_rule_says_the_estimate_the_interval_and_n() -> None:
+    from agents.grafana.client import annotation_text
+    from monitor.alerts import AlertRule, Transition
+
+    rule = AlertRule("hallucination_high", "hallucination", "above", 0.1, 0.07)
+    values = {"hallucination": 0.18, "hallucination_lower": 0.12, "hallucination_upper": 0.24}
+    values.update(hallucination_judged=84, validity=0.99)
+    fig = WindowFigures(app="a", at=T0, events=900, values=values)
+    text = annotation_text(Transition("firing", rule, "a", T0, T0, 0.12, fig, "id"))
+    assert "hallucination lower bound = 0.120 (above 0.1, resolves at 0.07)" in text
+    assert "hallucination 0.180 (95% interval 0.120-0.240, 84 judged claims)" in text

@@ -233,8 +233,8 @@ def test_check_processes_count_what_the_offline_checks_count(
     gauges = wait_until(published, timeout=20, what="window gauges")
     assert gauges is not None
     for app in (a for a, w in offline.window.items() if w["claims"]):
-        for name, expected in offline.ratios(app).items():
-            assert gauges[_key(name, app=app)] == pytest.approx(expected, rel=1e-12), (name, app)
+        for key, expected in offline.ratios(app).items():
+            assert gauges[key] == pytest.approx(expected, rel=1e-12), (key, app)
 
     letters = consume(broker.bootstrap, ns.topic("dlq"), len(BAD))
     assert len(letters) == len(BAD)

@@ -3,6 +3,7 @@ Ctrl-C (SIGINT) or SIGTERM stops it with no broker or worker process left behind
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import re
@@ -125,3 +126,37 @@ def test_demo_starts_serves_metrics_and_stops_without_orphans(
     assert "stopping" in text
     assert re.search(r"summary: \d+ s, \d+ events sent, \d+ checked", text), text
     assert "alerts that fired:" in text
+
+
+def test_demo_rate_alerts_fire_on_drift_only_with_the_interval(tmp_path: Path) -> None:
+    """Healthy traffic fires no support or hallucination alert; the drift phase fires them,
+    and the alert says the estimate, its interval and the judged claims."""
+    rate_rules = ("support_low", "hallucination_high")
+    phases = ["--healthy", "40", "--ramp", "5", "--duration", "130"]
+    where = ["--metrics-port", "0", "--workdir", str(tmp_path)]
+    proc = subprocess.run(
+        [sys.executable, "-m", "agents.cli", "demo", *phases, *where],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    blocks = proc.stdout.split("\n\n")
+    healthy = [b for b in blocks if b.startswith("phase: healthy")]
+    drift = [b for b in blocks if b.startswith("phase: drift")]
+    assert healthy and drift, proc.stdout[-3000:]
+    # the estimates were there while healthy (judged claims, an interval) and no rate alert
+    assert any("[" in b and "judged" in b for b in healthy)
+    for block in healthy:
+        firing = block.rsplit("alerts firing:", 1)[1]
+        assert not any(rule in firing for rule in rate_rules), block
+    assert any("hallucination_high[" in b.rsplit("alerts firing:", 1)[1] for b in drift), drift[-1]
+    fired = [
+        json.loads(line)
+        for line in (tmp_path / "worker.log").read_text().splitlines()
+        if '"alert firing"' in line
+    ]
+    texts = [f["figures"] for f in fired if f["rule"] in rate_rules]
+    assert texts and all("95% interval" in t and "judged claims" in t for t in texts)

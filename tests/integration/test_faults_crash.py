@@ -229,8 +229,8 @@ def test_killed_worker_loses_no_event_and_the_survivor_takes_over(
     )
     assert rechecked >= 0
     for app in offline.window:
-        for name, expected in offline.ratios(app).items():
-            assert final[_key(name, app=app)] == pytest.approx(expected, rel=1e-12), (name, app)
+        for key, expected in offline.ratios(app).items():
+            assert final[key] == pytest.approx(expected, rel=1e-12), (key, app)
     window_dups = total(final, "ragmon_duplicate_events_total")
     print(
         f"\nFAULT crash: {N_EVENTS} events at {RATE:g}/s, victim had partitions {victim_parts} and "

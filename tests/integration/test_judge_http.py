@@ -508,3 +508,52 @@ def test_ragmon_eval_with_judge_html_and_trec(
     assert qrels and all(len(line.split()) == 4 for line in qrels)
     board = (tmp_path / "out.lb").read_text().splitlines()
     assert "wice all CITATION_ACCURACY" in "\n".join(board)
+
+
+def test_ragmon_eval_rates_with_the_llm_judge(
+    server: JudgeHTTPServer, tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    """`--rates --judge`: the reference is the judge's verdict. A judge scripted to answer the
+    human labels, every answer judged (`--judge-rate 1`): the estimate is the truth."""
+    from agents.cli import main
+    from monitor.check import check_bytes
+    from monitor.decode import decode_event
+    from monitor.judge.request import judge_items
+    from monitor.settings import load_settings
+    from tests.conftest import shared_path
+
+    events = shared_path("eval", "dev", "wice-dev.events.jsonl").read_text().splitlines()[:40]
+    labels = shared_path("eval", "dev", "wice-dev.labels.jsonl").read_text().splitlines()
+    by_id = {json.loads(r)["event_id"]: json.loads(r)["label"] for r in labels}
+    judgement = {"supported": "ENTAILMENT", "partially_supported": "NEUTRAL"}
+    options = load_settings().check_options()
+    for line in events:
+        label = by_id[json.loads(line)["event_id"]]
+        verdict = check_bytes(line.encode(), options)
+        event = decode_event(line.encode(), options)
+        for item in judge_items(verdict, event=event):  # type: ignore[arg-type]
+            server.scripted[" ".join(item.claim.split())] = judgement.get(label, "CONTRADICTION")
+    (tmp_path / "e.jsonl").write_text("\n".join(events) + "\n")
+    (tmp_path / "l.jsonl").write_text("\n".join(labels) + "\n")
+    for key, value in {
+        "OPENAI_BASE_URL": server.url,
+        "OPENAI_API_KEY": "k",
+        "RAGMON_JUDGE_MODEL": "ok",
+        "RAGMON_ESCALATION_MODEL": "",
+        "RAGMON_JUDGE_CALLS_PER_MINUTE": "0",
+    }.items():
+        monkeypatch.setenv(key, value)
+    try:
+        code = main([
+            "eval", str(tmp_path / "e.jsonl"), "--labels", str(tmp_path / "l.jsonl"), "--rates",
+            "--judge", "--judge-rate", "1", "--resamples", "2", "--json", str(tmp_path / "r.json"),
+        ])  # fmt: skip
+    finally:
+        server.scripted = {}
+    assert code == 0
+    assert "judge: LLM judge" in capsys.readouterr().out
+    got = json.loads((tmp_path / "r.json").read_text())
+    assert got["judge"] == "LLM judge"
+    for rate in ("support", "hallucination"):
+        assert got[rate]["estimate_median"] == pytest.approx(got[rate]["reference"])
+        assert got[rate]["reference"] == pytest.approx(got[rate]["truth"])

@@ -106,13 +106,17 @@ class Offline:
                 c[_key("ragmon_claim_counts_total", app=app, kind=kind)] += n
                 w[name] += n
 
-    def ratios(self, app: str) -> dict[str, float]:
+    def ratios(self, app: str) -> dict[Key, float]:
+        """The window gauges a worker without a judge exports for the app: the exact ratios and
+        the cheap tier's verdict shares (support and hallucination are estimates that need
+        judged answers: tests/integration/test_rates_stream.py)."""
         w = self.window[app]
+        share = "ragmon_cheap_verdict_share"
         return {
-            "ragmon_validity_ratio": w["valid"] / w["citations"],
-            "ragmon_support_ratio": w["supported"] / w["decided"],
-            "ragmon_hallucination_ratio": w["unsupported"] / w["claims"],
-            "ragmon_coverage_ratio": w["cited"] / w["claims"],
+            _key("ragmon_validity_ratio", app=app): w["valid"] / w["citations"],
+            _key("ragmon_coverage_ratio", app=app): w["cited"] / w["claims"],
+            _key(share, app=app, verdict="supported"): w["supported"] / w["claims"],
+            _key(share, app=app, verdict="not_supported"): w["unsupported"] / w["claims"],
         }
 
 
@@ -204,8 +208,8 @@ def test_window_gauges_equal_ratios_of_the_totals(run: Run) -> None:
     checked_apps = [a for a in apps if run.offline.window[a]["claims"]]
     assert checked_apps == ["docs-qa", "search", "support-bot"]
     for app in checked_apps:
-        for name, expected in run.offline.ratios(app).items():
-            assert m[_key(name, app=app)] == pytest.approx(expected, rel=1e-12), (name, app)
+        for key, expected in run.offline.ratios(app).items():
+            assert m[key] == pytest.approx(expected, rel=1e-12), (key, app)
     # Rejected events count in the window (dlq_rate) but have no ratios.
     assert _key("ragmon_validity_ratio", app="other") not in m
 

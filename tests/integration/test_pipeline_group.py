@@ -74,5 +74,5 @@ def test_two_workers_split_partitions_and_count_each_event_once(
     metrics = wait_until(gauges, timeout=30, what="one owner per app")
     for app in apps:
         (owner,) = [m for m in metrics if _key("ragmon_window_events", app=app) in m]
-        for name, expected in offline.ratios(app).items():
-            assert owner[_key(name, app=app)] == pytest.approx(expected, rel=1e-12), (name, app)
+        for key, expected in offline.ratios(app).items():
+            assert owner[key] == pytest.approx(expected, rel=1e-12), (key, app)

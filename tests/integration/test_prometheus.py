@@ -21,6 +21,7 @@ from agents.grafana.promql import rule_query
 from agents.stream.alerting import Alerting
 from agents.telemetry.metrics import Metrics, build_metrics
 from monitor.alerts import WindowFigures, load_rules
+from monitor.models import AnswerEvent, Verdict
 from monitor.options import CheckOptions
 from tests.conftest import standard_mix
 from tests.integration.prometheus_server import PROMETHEUS, Prometheus
@@ -69,7 +70,9 @@ class Feeder:
         self.options = CheckOptions()
         self.tallies: dict[str, Tally] = {}
         self.failing: dict[str, list[str]] = {}
+        self.sums: dict[str, list[int]] = {}
         self.alerting = Alerting(load_rules(), metrics)
+        metrics.judge_enabled.set(1)
 
     def feed(self, events: list[bytes]) -> None:
         m = self.m
@@ -105,6 +108,7 @@ class Feeder:
             vector = verdict_vector(verdict)
             for kind, i in CLAIM_COUNT_KINDS:  # what the check agent adds per answer
                 m.claim_counts.labels(app=app, kind=kind).inc(vector[i])
+            self._estimation(app, verdict, vector, raw)
             t.events += 1
             t.citations += len(verdict.citations)
             t.valid += sum(1 for r in verdict.citations if r.valid)
@@ -115,9 +119,36 @@ class Feeder:
             m.event_lag.observe(0.05)
         self._publish()
 
+    def _estimation(self, app: str, verdict: Verdict, vector: list[int], raw: bytes) -> None:
+        """The estimation sums as the window keeps them; a stand-in judge on a 30% hash sample
+        answers each claim with the cheap tier's verdict (only the PromQL is checked here)."""
+        from agents.output.records import add_vectors, judge_delta
+        from monitor.judge.request import judge_items
+        from monitor.sampling import hash_fraction
+
+        sums = add_vectors(self.sums.get(app), vector)
+        from monitor.decode import decode_event
+
+        event = decode_event(raw, self.options)
+        items = judge_items(verdict, event=event if isinstance(event, AnswerEvent) else None)
+        if items and hash_fraction(verdict.event_id) < 0.3:
+            said = {"supported": "supported", "not_supported": "not_supported"}
+            claims = [
+                {"outcome": "ok", "verdict": said.get(str(i.cheap_verdict), "partially_supported")}
+                for i in items
+            ]
+            sums = add_vectors(sums, judge_delta(claims, [i.cheap_score or 0.0 for i in items]))
+            self.m.estimation_answers.labels(app=app, outcome="labelled").inc()
+        self.sums[app] = sums
+
     def _publish(self) -> None:
         """What the aggregate agent exports: the rolling gauges, and the alert rules' verdicts."""
+        from agents.output.records import vector_to_counts
+        from monitor.estimation.window import ESTIMATION_FIELDS
+
         for app, t in self.tallies.items():
+            counts = vector_to_counts(self.sums.get(app, []))
+            estimation = {k: counts[k] for k in ESTIMATION_FIELDS}
             figures = WindowFigures.from_counts(
                 app,
                 time.time(),
@@ -130,12 +161,27 @@ class Feeder:
                 decided_claims=t.decided,
                 supported_claims=t.supported,
                 unsupported_claims=t.unsupported,
+                **estimation,
             )
             self.m.window_events.labels(app=app).set(figures.events)
+            v = figures.values
+            for rate in ("support", "hallucination"):
+                for gauge, key in zip(
+                    self.m.estimate_gauges(rate),
+                    (rate, f"{rate}_lower", f"{rate}_upper"),
+                    strict=True,
+                ):
+                    if v[key] is not None:
+                        gauge.labels(app=app).set(v[key])
+            self.m.window_judged_claims.labels(app=app).set(v["support_judged"] or 0)
+            for verdict, key in (
+                ("supported", "cheap_support"),
+                ("not_supported", "cheap_hallucination"),
+            ):
+                if v[key] is not None:
+                    self.m.cheap_verdict_share.labels(app=app, verdict=verdict).set(v[key])
             for name, gauge in (
                 ("validity", self.m.validity_ratio),
-                ("support", self.m.support_ratio),
-                ("hallucination", self.m.hallucination_ratio),
                 ("coverage", self.m.coverage_ratio),
             ):
                 value = figures.values[name]
@@ -233,7 +279,8 @@ def test_grafana_alert_rule_queries_parse_and_return_series(
 ) -> None:
     prom, _ = fed_prometheus
     queries = grafana_rule_queries()
-    assert len(queries) == 7
+    # one per rule and not_reporting, and per estimated rule the estimate, bounds, judged claims
+    assert len(queries) == 7 + 2 * 4
     assert empty_results(prom, queries, ()) == []
     [up] = prom.series('sum(up{job="ragmon"})')
     assert float(up["value"][1]) == 1.0

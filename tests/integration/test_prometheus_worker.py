@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from agents.judging.fake_server import JudgeHTTPServer
 from agents.kafka.broker import EmbeddedBroker
 from monitor.alerts import load_rules
 from tests.conftest import standard_mix
@@ -31,8 +32,9 @@ pytestmark = [
 ]
 
 ROUNDS = 4
-# This worker runs without a judge, so the judge families are empty; Prometheus's alerts need
-# `for: 2m`; no in-stream alert fires under the default `for: 2m` either.
+# The worker judges half of the answers with the local word-overlap judge (the support and
+# hallucination estimates need it); judge families that only failures fill may stay empty;
+# Prometheus's alerts need `for: 2m`; no in-stream alert fires under the default `for: 2m` either.
 MAY_BE_EMPTY = ("ALERTS{", "ragmon_alert_notifications_total", "ragmon_judge_")
 
 
@@ -44,7 +46,19 @@ def test_worker_metrics_answer_every_shipped_query(
     broker: EmbeddedBroker, start_worker: Callable[..., WorkerProcess], tmp_path: Path
 ) -> None:
     ns = Namespace("prom")
-    worker = start_worker(ns)
+    judge_server = JudgeHTTPServer().start()
+    worker = start_worker(
+        ns,
+        RAGMON_JUDGE_ENABLED="true",
+        OPENAI_BASE_URL=judge_server.url,
+        OPENAI_API_KEY="test-key",
+        RAGMON_JUDGE_MODEL="ok",
+        RAGMON_ESCALATION_MODEL="",
+        RAGMON_JUDGE_SAMPLE_RATE="0.5",
+        RAGMON_JUDGE_CALLS_PER_MINUTE="0",
+        RAGMON_JUDGE_TOKENS_PER_HOUR="0",
+        RAGMON_JUDGE_QUEUE_SIZE="10000",
+    )
     worker.wait_assigned(timeout=90)
     prom = Prometheus(tmp_path / "prometheus", [f"127.0.0.1:{worker.port}"], [RULES_FILE])
     try:
@@ -69,3 +83,4 @@ def test_worker_metrics_answer_every_shipped_query(
         assert {"support-bot", "search", "docs-qa"} <= apps
     finally:
         prom.close()
+        judge_server.stop()

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import agents.checking.work as check_work
 from agents.checking.work import Checked, CheckWork
 from agents.output.audit_record import AuditBuilder
-from agents.output.records import verdict_vector
+from agents.output.records import COUNT_FIELDS, verdict_vector
 from monitor.audit import Redactor, has_failure
 from monitor.check import check_event
 from monitor.decode import decode_event
@@ -83,7 +83,10 @@ def test_a_hand_checked_answer() -> None:
     # the first claim repeats line 2; the second rests on an invalid citation only
     assert result.claims == [("supported", "lexical"), ("not_supported", "rules")]
     # events, rejected, citations, valid, claims, cited, decided, supported, unsupported
-    assert result.vector == [1, 0, 2, 1, 2, 2, 2, 1, 1]
+    assert result.vector[:9] == [1, 0, 2, 1, 2, 2, 2, 1, 1]
+    # estimation sums: the first claim is judgeable, the second decided by rule (not supported)
+    counts = dict(zip(COUNT_FIELDS, result.vector, strict=True))
+    assert (counts["ruled_unsupported"], counts["all_n"], counts["all_m"]) == (1, 1, 1)
     assert result.failed is True
     assert result.event_time == 1234.5  # no timestamp in the answer: the record's
     assert result.event is None and result.verdict is None  # hook rate 0, no gold label

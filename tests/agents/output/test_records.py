@@ -34,8 +34,17 @@ def test_verdict_counts_follow_the_scoring_definitions() -> None:
         "decided_claims": 3,
         "supported_claims": 1,
         "unsupported_claims": 2,
+        # the estimation sums: claims 0-2 cite a passage and 4 is uncited (judged on the
+        # context), score 0.5 each; 3 cites nothing readable: decided by rule, hallucinated
+        "ruled_unsupported": 1,
+        "all_n": 1,
+        "all_m": 4,
+        "all_mm": 16,
+        "all_f": 20000,
+        "all_ff": 400_000_000,
+        "all_mf": 80000,
     }
-    assert verdict_vector(mixed_verdict()) == [1, 0, 3, 2, 5, 4, 3, 1, 2]
+    assert verdict_vector(mixed_verdict())[:11] == [1, 0, 3, 2, 5, 4, 3, 1, 2, 0, 0]
 
 
 def test_verdict_counts_of_an_answer_without_citations_or_claims() -> None:
@@ -49,7 +58,7 @@ def test_a_batch_record_round_trips_through_json() -> None:
         score_entry(None, 11.0, 12.6, False, (1, 1)),
     ]
     record = json.loads(json.dumps(score_record("search", entries)))
-    assert record["events"][0] == ["e1", 10.0, 12.5, 1, [1, 0, 3, 2, 5, 4, 3, 1, 2]]
+    assert record["events"][0] == ["e1", 10.0, 12.5, 1, trimmed(verdict_vector(mixed_verdict()))]
     batch = parse_score_record(record)
     assert batch is not None and batch.app == "search" and batch.kind == "scores"
     first, reject = batch.entries

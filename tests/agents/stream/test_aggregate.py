@@ -6,9 +6,11 @@ from typing import Any
 import pytest
 from aiokafka.partitioner import DefaultPartitioner
 
-from agents.output.records import COUNT_FIELDS, add_vectors, score_entry, score_record
+from agents.output.records import COUNT_FIELDS, score_entry, score_record
 from agents.stream.aggregate import WindowAggregator, partition_for_app
 from agents.stream.window_store import CountedRecords
+from monitor.estimation.ppi import labelled_from, population_from, ppi_mean
+from monitor.estimation.window import answer_sums, label_sums
 from monitor.settings import load_settings
 from tests.agents.helpers import fresh_metrics, samples, value
 
@@ -139,13 +141,15 @@ def test_publish_sets_ratio_gauges_and_drops_undefined_ones() -> None:
     )
     agg.handle(batch("other", entry(None, 500, rejected=1)))
     exported = agg.publish(510)
-    assert exported["search"] == {
-        "events": 1,
-        "validity": 0.75,
-        "support": 0.5,
-        "hallucination": 0.4,
-        "coverage": 0.8,
-    }
+    got = exported["search"]
+    assert (got["events"], got["validity"], got["coverage"]) == (1, 0.75, 0.8)
+    # the cheap tier's own shares; no judged answer: no estimate, no series
+    assert (got["cheap_support"], got["cheap_hallucination"]) == (0.2, 0.4)
+    assert got["support"] is None and got["hallucination"] is None
+    assert samples(metrics, "ragmon_support_ratio") == {}
+    assert samples(metrics, "ragmon_hallucination_ratio_lower") == {}
+    assert value(metrics, "ragmon_window_judged_claims", app="search") == 0
+    assert value(metrics, "ragmon_cheap_verdict_share", app="search", verdict="supported") == 0.2
     assert value(metrics, "ragmon_validity_ratio", app="search") == 0.75
     assert value(metrics, "ragmon_window_events", app="other") == 1
     assert samples(metrics, "ragmon_validity_ratio").keys() == {frozenset({("app", "search")})}
@@ -181,29 +185,53 @@ def test_windows_and_ids_are_rebuilt_from_the_stored_entries() -> None:
     assert not fresh.seen("e1", 100 + 3601)  # beyond the horizon
 
 
-def test_judge_correction_replaces_the_cheap_verdicts_in_the_original_bucket() -> None:
-    agg, store, _, _, clock = make(window=300, step=60)
+def _answer(event_id: str, at: float, score: float) -> list[Any]:
+    """One checked answer of one judgeable claim with its estimation sums."""
+    counts = dict(claims=1, cited_claims=1, **answer_sums([score], 0, 0))
+    return score_entry(event_id, at, at, False, vec(events=1, **counts))
+
+
+def _label(event_id: str, at: float, score: float, supported: bool) -> list[Any]:
+    """The judge's record for it: one call, its label sums (estimation sample)."""
+    sums = label_sums([score], int(supported), int(not supported))
+    return score_entry(event_id, 0, at, False, vec(judge_calls=1, **sums))
+
+
+def test_judge_labels_land_in_the_original_bucket_and_make_the_estimates() -> None:
+    agg, store, metrics, _, clock = make(window=300, step=60)
     clock.now = 130
-    cheap = vec(events=1, claims=4, cited_claims=3, decided_claims=2, supported_claims=1)
-    agg.handle(batch("search", score_entry("e1", 125, 125, False, cheap)))
-    # The judge says the unverifiable cited claim is supported and the cheap "supported"
-    # one is not: decided +1, supported +1 -1, unsupported +1.
-    delta = vec(decided_claims=1, unsupported_claims=1, judge_calls=2)
-    correction = batch("search", score_entry("e1", 0, 125, False, delta), kind="judge")
+    scores = {"e1": 0.9, "e2": 0.2, "e3": 0.7, "e4": 0.4}
+    agg.handle(batch("search", *(_answer(e, 125, f) for e, f in scores.items())))
+    before = list(store.sums[("search", 120)])
     clock.now = 190  # judged a minute later: lands in the bucket of 125, not of 190
-    done = agg.handle(correction, source="0:9")
-    assert done.corrected == 1 and done.counted == 0
-    assert store.sums[("search", 120)] == add_vectors(cheap, delta)
+    judged = {"e1": True, "e2": False, "e3": True}
+    labels = batch(
+        "search", *(_label(e, 125, scores[e], ok) for e, ok in judged.items()), kind="judge"
+    )
+    done = agg.handle(labels, source="0:9")
+    assert done.corrected == 3 and done.counted == 0
     assert ("search", 180) not in store.sums
+    now = store.sums[("search", 120)]
+    # the cheap counts are untouched; the label sums are added
+    assert now[: COUNT_FIELDS.index("judge_calls")] == before[: COUNT_FIELDS.index("judge_calls")]
+    assert now[COUNT_FIELDS.index("lab_n")] == 3 and now[COUNT_FIELDS.index("lab_s")] == 2
+    want = ppi_mean(
+        labelled_from([1, 0, 1], [0.9, 0.2, 0.7]), population_from([0.9, 0.2, 0.7, 0.4])
+    )
+    assert want is not None
+    exported = agg.publish(190)["search"]
+    assert exported["support"] == pytest.approx(want.value)
+    assert exported["support_lower"] == pytest.approx(want.lower)
+    assert value(metrics, "ragmon_support_ratio", app="search") == pytest.approx(want.value)
+    assert value(metrics, "ragmon_support_ratio_upper", app="search") == pytest.approx(want.upper)
+    assert value(metrics, "ragmon_window_judged_claims", app="search") == 3
+    # Redelivered labels (another record): applied once.
     counts = agg.rolling("search", 190)
-    assert counts[0] == 1  # still one event
-    assert agg.publish(190)["search"]["support"] == pytest.approx(1 / 3)
-    # Redelivered correction (another record): applied once.
-    assert agg.handle(correction, source="0:10").duplicates == 1
+    assert agg.handle(labels, source="0:10").duplicates == 3
     assert agg.rolling("search", 190) == counts
-    # A correction for an answer whose bucket has left the window changes nothing.
+    # Labels for an answer whose bucket has left the window change nothing.
     clock.now = 1000
-    late = batch("search", score_entry("e2", 0, 125, False, delta), kind="judge")
+    late = batch("search", _label("e4", 125, 0.4, True), kind="judge")
     assert agg.handle(late).stale == 1
 
 
@@ -235,7 +263,7 @@ def test_alert_rules_see_the_rolling_figures_at_most_once_a_second() -> None:
     assert len(alerting.observed) == 2
     figures, examples = alerting.observed[-1]
     assert figures.app == "search" and figures.events == 3
-    assert figures.values["hallucination"] == pytest.approx(4 / 10)
+    assert figures.values["cheap_hallucination"] == pytest.approx(4 / 10)
     assert examples == ["e1", "e2"]
 
 

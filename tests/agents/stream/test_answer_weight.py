@@ -13,7 +13,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents.output.records import verdict_vector, weighted
+from agents.output.records import COUNT_FIELDS, verdict_vector, weighted
 from monitor.alerts import AlertState, WindowFigures, evaluate, load_rules
 from monitor.check import check_event
 from monitor.models import AnswerEvent, Document
@@ -51,7 +51,8 @@ def window_after(big: AnswerEvent, options: CheckOptions) -> dict[str, Any]:
         entries.append([event.event_id, 1000.0, 1000.0, 0, vector])
     agg.handle(batch("search", *entries))
     exported = agg.publish(1000.0)["search"]
-    assert value(metrics, "ragmon_hallucination_ratio", app="search") == exported["hallucination"]
+    share = value(metrics, "ragmon_cheap_verdict_share", app="search", verdict="not_supported")
+    assert share == exported["cheap_hallucination"]
     return exported
 
 
@@ -79,7 +80,7 @@ def test_a_20000_sentence_answer_cited_right_moves_nothing() -> None:
     assert verdict.scores.hallucination_rate == 0.0 and verdict.scores.coverage == 1.0
     figures = window_after(big, CheckOptions())
     assert figures["events"] == 23
-    assert figures["hallucination"] == 0.0 and figures["coverage"] == 1.0
+    assert figures["cheap_hallucination"] == 0.0 and figures["coverage"] == 1.0
     assert fired({**figures, "validity": 1.0}) == []
 
 
@@ -88,13 +89,16 @@ def test_a_20000_sentence_answer_cited_wrong_weighs_ten_claims() -> None:
     # other answers' 110: hallucination 10 / 120, under the 0.10 of hallucination_high
     big = answer("big", 20_000, bad=True)
     figures = window_after(big, CheckOptions())
-    assert figures["hallucination"] == 10 / 120
-    assert figures["coverage"] == 1.0 and figures["support"] == 110 / 120
-    assert "hallucination_high" not in fired(figures)
-    # without the weight the one answer is the window (1,000 of 1,110 claims) and pages alone
+    assert figures["cheap_hallucination"] == 10 / 120
+    assert figures["coverage"] == 1.0 and figures["cheap_support"] == 110 / 120
+    # without the weight the one answer is the window (1,000 of 1,110 claims)
     unweighted = window_after(big, CheckOptions(answer_claim_weight=0))
-    assert unweighted["hallucination"] == 1000 / 1110
-    assert "hallucination_high" in fired(unweighted)
+    assert unweighted["cheap_hallucination"] == 1000 / 1110
+    # the estimates weigh it the same: 10 claims, decided by rule (not supported), out of 120
+    options = CheckOptions()
+    vector = verdict_vector(check_event(big, options), options.answer_claim_weight)
+    counts = dict(zip(COUNT_FIELDS, vector, strict=True))
+    assert (counts["ruled_unsupported"], counts["ruled_supported"], counts["all_n"]) == (10, 0, 0)
 
 
 def test_weighting_hand_values() -> None:

@@ -99,7 +99,8 @@ async def test_aggregate_agent_through_faust_test_context() -> None:
     exported = rapp.aggregator.publish()
     assert exported["search"]["events"] == 1
     assert exported["search"]["coverage"] == pytest.approx(0.75)
-    assert exported["search"]["hallucination"] == pytest.approx(0.25)
+    assert exported["search"]["cheap_hallucination"] == pytest.approx(0.25)
+    assert exported["search"]["hallucination"] is None  # nothing judged: no estimate
     assert exported["search"]["validity"] is None
     assert samples(rapp.metrics, "ragmon_validity_ratio") == {}
     assert value(rapp.metrics, "ragmon_duplicate_events_total", app="search") == 1

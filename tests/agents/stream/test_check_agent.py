@@ -93,7 +93,19 @@ def test_a_checked_event_is_counted_scored_and_audited(processor: Any) -> None:
     ((key, record),) = capture.scores
     assert key == b"search" and record["app"] == "search" and record["kind"] == "scores"
     # id, event time, counted at, failed, counts (COUNT_FIELDS order, trailing zeros cut)
-    assert record["events"] == [["e1", 1700000000.0, 1010.0, 1, [1, 0, 3, 2, 5, 4, 3, 1, 2]]]
+    # then judge calls/errors 0, and the estimation sums: claims 0-2 cite a passage and 4 is
+    # uncited (judged on the context), score 0.5 each: f = 2.0 = 20000 in 1e-4 units; 3 (an
+    # invalid citation only) is decided by rule: ruled supported 0, unsupported 1, other 0; one
+    # answer, m = 4, m^2 = 16, f, f^2 = 400000000, m f = 80000.
+    assert record["events"] == [
+        [
+            "e1",
+            1700000000.0,
+            1010.0,
+            1,
+            [1, 0, 3, 2, 5, 4, 3, 1, 2, 0, 0, 0, 1, 0, 1, 4, 16, 20000, 400000000, 80000],
+        ]
+    ]
     assert record["fields"][:9] == [
         "events",
         "rejected",

@@ -21,6 +21,7 @@ from monitor.alerts import (
     parse_rules,
 )
 from monitor.errors import ConfigError
+from monitor.estimation.window import answer_sums, label_sums
 
 VALIDITY = AlertRule(
     name="validity_low",
@@ -46,7 +47,10 @@ HALLU = AlertRule(
 def fig(
     at: float, value: float | None, *, figure: str = "validity", events: int = 50, app: str = "a"
 ) -> WindowFigures:
-    return WindowFigures(app=app, at=at, events=events, values={figure: value})
+    values: dict[str, float | None] = {figure: value}
+    if figure in ("support", "hallucination"):  # an estimate: a point interval, enough judged
+        values.update({f"{figure}_lower": value, f"{figure}_upper": value, f"{figure}_judged": 99})
+    return WindowFigures(app=app, at=at, events=events, values=values)
 
 
 def run(rule: AlertRule, points: list[tuple[float, float | None]], state: AlertState | None = None):
@@ -143,19 +147,40 @@ def test_rule_limited_to_apps() -> None:
     assert change is not None and change.app == "b"
 
 
-def test_evaluate_rules_round_trips_through_table_dicts() -> None:
-    counts = WindowFigures.from_counts(
-        "a", 100.0, events=40, citations=20, valid_citations=17, claims=50, cited_claims=30,
-        decided_claims=25, supported_claims=20, unsupported_claims=10,
+def window_counts() -> dict[str, int]:
+    """50 claims: 40 answers of one judgeable claim (cheap score 0.2 or 0.8), all judged: 36
+    supported, 4 not; 10 uncited claims (not supported by rule)."""
+    counts = dict(
+        citations=20, valid_citations=17, claims=50, cited_claims=30, decided_claims=25,
+        supported_claims=20, unsupported_claims=10,
     )  # fmt: skip
-    assert counts.values == {
+    for i in range(40):
+        score = 0.8 if i % 2 else 0.2
+        for sums in (answer_sums([score], 0, 0), label_sums([score], int(i >= 4), int(i < 4))):
+            for k, v in sums.items():
+                counts[k] = counts.get(k, 0) + v
+    counts["ruled_unsupported"] = 10
+    return counts
+
+
+def test_evaluate_rules_round_trips_through_table_dicts() -> None:
+    counts = WindowFigures.from_counts("a", 100.0, events=40, **window_counts())
+    values = dict(counts.values)
+    assert {k: values.pop(k) for k in ("validity", "coverage", "judge_error_rate", "dlq_rate")} == {
         "validity": 0.85,
-        "support": 0.8,
-        "hallucination": 0.2,
         "coverage": 0.6,
         "judge_error_rate": None,
         "dlq_rate": 0.0,
     }
+    # the cheap tier's own shares, and the estimates: every answer judged, so the point is
+    # exact: support 36/50, hallucination (10 + 4)/50
+    assert (values["cheap_support"], values["cheap_hallucination"]) == (0.4, 0.2)
+    assert values["support"] == pytest.approx(0.72)
+    assert values["hallucination"] == pytest.approx(0.28)
+    assert values["hallucination_judged"] == 40.0
+    assert 0.1 < values["hallucination_lower"] < 0.28 < values["hallucination_upper"]  # type: ignore[operator]
+    text = counts.describe("hallucination")
+    assert text.startswith("hallucination 0.280 (95% interval ") and "40 judged claims" in text
     states, changes = evaluate_rules((VALIDITY, HALLU), {}, counts)
     assert [c.rule.name for c in changes] == ["hallucination_high"]
     assert states["validity_low"]["status"] == "pending"
@@ -269,3 +294,34 @@ def test_judge_errors_need_enough_judge_calls_not_enough_events() -> None:
     many = WindowFigures.from_counts("a", 1.0, events=5, judge_calls=20, judge_errors=5)
     state, change = evaluate(JUDGE, AlertState(), many)  # 5 / 20 = 0.25 > 0.20 on 20 calls
     assert change is not None and change.kind == "firing" and state.value == 0.25
+
+
+def test_estimated_rules_fire_on_the_far_bound_once_enough_claims_are_judged() -> None:
+    def est(at: float, lo: float, hi: float, judged: int) -> WindowFigures:
+        values = {"hallucination": (lo + hi) / 2, "hallucination_lower": lo}
+        values.update(hallucination_upper=hi, hallucination_judged=judged)
+        return WindowFigures(app="a", at=at, events=500, values=values)
+
+    # point 0.15 above 0.10, but the interval reaches down to 0.05: no evidence, no alert
+    state, change = evaluate(HALLU, AlertState(), est(0, 0.05, 0.25, 80))
+    assert change is None and state.status == "inactive"
+    # the lower bound above the threshold, but 20 judged claims < min_judged 30: held
+    state, change = evaluate(HALLU, AlertState(), est(1, 0.12, 0.30, 20))
+    assert change is None and state.status == "inactive"
+    state, change = evaluate(HALLU, AlertState(), est(2, 0.12, 0.30, 30))
+    assert change is not None and change.value == 0.12
+    # resolves once the lower bound is back at 0.07 or below
+    state, change = evaluate(HALLU, state, est(3, 0.08, 0.2, 40))
+    assert change is None and state.status == "firing"
+    state, change = evaluate(HALLU, state, est(4, 0.07, 0.2, 40))
+    assert change is not None and change.kind == "resolved"
+
+
+def test_min_judged_is_checked() -> None:
+    from monitor.alerts import parse_rules
+    from monitor.errors import ConfigError
+
+    text = "rules:\n  - {name: h, figure: hallucination, above: 0.1, min_judged: %s}\n"
+    assert parse_rules(text % 50)[0].min_judged == 50
+    with pytest.raises(ConfigError, match="min_judged"):
+        parse_rules(text % 1)

@@ -207,3 +207,39 @@ def test_a_full_judge_queue_sheds_sampled_answers_but_not_canaries() -> None:
     # not sampled stays not sampled, full queue or not
     off = Sampler(SamplingPolicy(base_rate=0.0, oversample_rate=0.0, fairness=False))
     assert plan_judge_request(event(), verdict(), off, judge_full=True)[1].reason == "not_sampled"
+
+
+def test_a_passage_that_failed_a_content_check_is_still_evidence() -> None:
+    from dataclasses import replace
+
+    v = verdict(second_valid=False)
+    # the quotation check failed on a resolved passage: the judge weighs it (the estimate's
+    # reference is the judge, not the cheap tier's quotation match)
+    passage = "The premium is 900 dollars."
+    cited = replace(v.citations[1], error="excerpt_mismatch", cited_text=passage)
+    v = replace(v, citations=(v.citations[0], cited, *v.citations[2:]))
+    assert [i.claim_index for i in judge_items(v)] == [0, 1]
+
+
+def test_the_estimation_sample_is_the_base_rate_hash_sample_only() -> None:
+    from monitor.sampling import hash_fraction
+
+    sampler = Sampler(
+        SamplingPolicy(base_rate=0.3, oversample_rate=0.9, calls_per_minute=0, tokens_per_hour=0)
+    )
+    ids = [f"ev-{i}" for i in range(200)]
+    base = {i for i in ids if hash_fraction(i) < 0.3}
+    over = {i for i in ids if 0.3 <= hash_fraction(i) < 0.9}
+    assert base and over
+    for event_id in ids:
+        # doubtful (a not_supported claim): oversampled up to 0.9; a canary: always judged
+        for gold in (None, "supported"):
+            req, _ = plan_judge_request(
+                event(event_id, gold_label=gold), verdict(event_id), sampler, now=1.0
+            )
+            if event_id in base:
+                assert req is not None and req.estimation  # canaries of the hash sample too
+            elif req is not None:
+                assert not req.estimation  # oversampled or canary only: no label
+    back = parse_request(json.loads(json.dumps(req.to_dict())))  # type: ignore[union-attr]
+    assert back.estimation == req.estimation  # type: ignore[union-attr]

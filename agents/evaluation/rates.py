@@ -1,0 +1,121 @@
+"""`ragmon eval --rates`: the support and hallucination estimates against human labels.
+
+Loads nothing itself: `ragmon eval` hands over the checked events and labels (and, with
+`--judge`, the judge's records). Each labelled event with a claim becomes one unit
+(monitor.estimation.evaluate): its cheap score is that of its weakest judgeable claim, its
+reference label the human label (the oracle judge) or the judge's weakest verdict (`--judge`).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from agents.output.records import verdict_vector
+from monitor.estimation.evaluate import EvalUnit, bands, resample
+from monitor.estimation.plot import band_svg
+from monitor.estimation.window import RATES
+from monitor.judge.request import judge_items
+from monitor.models import AnswerEvent, Verdict
+
+PLOT_RATES = (0.02, 0.05, 0.1, 0.2, 0.4)
+
+
+def units_of(
+    checked: Sequence[tuple[AnswerEvent, Verdict]],
+    labels: Mapping[str, str],
+    records: Mapping[str, Mapping[str, Any]] | None = None,
+) -> list[EvalUnit]:
+    units = []
+    for event, verdict in checked:
+        human = labels.get(event.event_id)
+        if human is None or not verdict.claims:
+            continue  # no claim: the stream counts nothing for it either
+        judgeable = {i.claim_index for i in judge_items(verdict, event=event)}
+        claims = [c for c in verdict.claims if c.claim.index in judgeable]
+        vector = verdict_vector(verdict)
+        label: str | None = human
+        if records is not None:  # --judge: the judge's weakest verdict is the reference
+            label = _judge_label(records.get(event.event_id))
+        units.append(
+            EvalUnit(
+                label=label,
+                truth=human,
+                score=min(c.support.score for c in claims) if claims else None,
+                claims=len(verdict.claims),
+                cheap_supported=vector[7],
+                cheap_unsupported=vector[8],
+                judgeable=len(claims),
+                judgeable_supported=sum(c.support.verdict == "supported" for c in claims),
+                judgeable_unsupported=sum(c.support.verdict == "not_supported" for c in claims),
+            )
+        )
+    return units
+
+
+_ORDER = {"not_supported": 0, "partially_supported": 1, "supported": 2}
+
+
+def _judge_label(record: Mapping[str, Any] | None) -> str | None:
+    """The weakest verdict the judge gave the event's claims; None when it gave none (an
+    `unverifiable` after a timeout is no verdict)."""
+    got = [c.get("verdict") for c in (record or {}).get("claims", []) if c.get("verdict") in _ORDER]
+    return min(got, key=lambda v: _ORDER[v]) if got else None
+
+
+def rates_figures(
+    units: Sequence[EvalUnit],
+    judge_rate: float,
+    resamples: int,
+    seed: int,
+    oracle: bool,
+    plot: bool = False,
+) -> dict[str, Any]:
+    out = resample(units, judge_rate, resamples, seed)
+    out["judge"] = "oracle (the human label)" if oracle else "LLM judge"
+    if plot:
+        out["bands"] = bands(units, PLOT_RATES, min(resamples, 200), seed)
+    return out
+
+
+def _f(x: Any) -> str:
+    return "n/a" if x is None else f"{x:.3f}" if isinstance(x, float) else str(x)
+
+
+def format_rates(fig: Mapping[str, Any]) -> str:
+    lines = [
+        f"rates: {fig['events']} labelled events with a claim ({fig['judgeable_events']} with a "
+        f"claim the judge can see); judge: {fig['judge']}; judge rate {fig['judge_rate']:g}, "
+        f"{fig['resamples']} resamples (seed {fig['seed']}), median {_f(fig['judged_events_median'])}"
+        " events judged per resample",
+        f"  {'':<14}{'truth':>8}{'cheap':>8}{'|corr-t|':>10}{'|est-t|':>9}{'CI half':>9}"
+        f"{'coverage':>10}{'judge-only half':>17}",
+    ]
+    for rate in RATES:
+        r = fig[rate]
+        lines.append(
+            f"  {rate:<14}{_f(r['truth']):>8}{_f(r['cheap']):>8}"
+            f"{_f(r['correction_abs_error_median']):>10}{_f(r['estimate_abs_error_median']):>9}"
+            f"{_f(r['ci_halfwidth_median']):>9}{_f(r['ci_coverage']):>10}"
+            f"{_f(r['judge_only_ci_halfwidth_median']):>17}"
+        )
+    lines += [
+        "  truth: share of events with the human label (support: supported; hallucination:",
+        "  not_supported). cheap: what today's gauge reads from cheap verdicts (supported or not",
+        "  supported claims / claims). |corr-t|: median error of today's judge corrections (the",
+        "  judged events' cheap verdicts replaced). |est-t|, CI half, coverage: the PPI++ estimate,",
+        "  the half-width of its 95% interval and the share of intervals holding the truth.",
+    ]
+    return "\n".join(lines)
+
+
+def rates_html(fig: Mapping[str, Any]) -> str:
+    parts = [
+        "<h2>Support and hallucination rates: estimate and interval</h2>",
+        f"<pre>{html.escape(format_rates(fig))}</pre>",
+    ]
+    for rate in RATES:
+        if fig.get("bands"):
+            parts.append(band_svg(fig["bands"], rate, fig[rate]["truth"]))
+    return "".join(parts)

@@ -1,0 +1,36 @@
+"""`ragmon eval --rates` units: the reference label with the LLM judge (--judge)."""
+
+from __future__ import annotations
+
+from agents.evaluation.rates import _judge_label, units_of
+from tests.agents.helpers import mixed_verdict
+
+
+def test_the_judges_weakest_verdict_is_the_reference() -> None:
+    record = {
+        "claims": [
+            {"verdict": "supported"},
+            {"verdict": "partially_supported"},
+            {"verdict": "unverifiable"},  # a timeout: no verdict
+        ]
+    }
+    assert _judge_label(record) == "partially_supported"
+    assert _judge_label({"claims": [{"verdict": "unverifiable"}, {"verdict": None}]}) is None
+    assert _judge_label(None) is None
+
+
+def test_units_take_the_weakest_judgeable_score_and_the_cheap_counts() -> None:
+    from monitor.models import AnswerEvent
+
+    verdict = mixed_verdict("e1")
+    event = AnswerEvent(event_id="e1", answer="x", app="search")
+    [unit] = units_of([(event, verdict)], {"e1": "supported"})
+    # claims 0-2 cite a passage (score 0.5 each), the uncited one has no context to be judged
+    # on (no documents); 5 claims, 1 supported, 2 hallucinated by the cheap tier (the claim
+    # citing an invalid citation only, and the not_supported one)
+    assert (unit.score, unit.judgeable, unit.claims) == (0.5, 3, 5)
+    assert (unit.cheap_supported, unit.cheap_unsupported) == (1, 2)
+    assert (unit.label, unit.truth) == ("supported", "supported")
+    [judged] = units_of([(event, verdict)], {"e1": "supported"}, {"e1": {"claims": []}})
+    assert judged.label is None and judged.truth == "supported"  # the judge gave no verdict
+    assert units_of([(event, verdict)], {}) == []  # unlabelled: left out

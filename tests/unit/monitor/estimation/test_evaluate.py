@@ -1,0 +1,57 @@
+"""The offline evaluation's figures: today's corrections, truth, the resampling loop."""
+
+from __future__ import annotations
+
+import pytest
+
+from monitor.estimation.evaluate import (
+    EvalUnit,
+    base_sums,
+    cheap,
+    reference,
+    resample,
+    sample_figures,
+    truth,
+)
+
+
+def unit(label: str, score: float | None, sup: int, unsup: int, claims: int = 1) -> EvalUnit:
+    judgeable = 0 if score is None else 1
+    return EvalUnit(label, label, score, claims, sup, unsup, judgeable, sup, unsup)
+
+
+UNITS = [
+    unit("supported", 0.9, 1, 0),
+    unit("supported", 0.1, 0, 1),  # cheap tier wrong
+    unit("not_supported", 0.2, 0, 1),
+    unit("partially_supported", 0.6, 0, 0),
+    unit("supported", None, 0, 1),  # uncited: decided by rule
+]
+
+
+def test_truth_cheap_and_reference() -> None:
+    assert truth(UNITS) == {"support": 0.6, "hallucination": 0.2}
+    assert cheap(UNITS) == {"support": 0.2, "hallucination": 0.6}
+    # the uncited claim is not supported by rule: the estimate's target
+    assert reference(UNITS) == {"support": 0.4, "hallucination": 0.4}
+
+
+def test_corrections_replace_the_judged_cheap_verdicts_only() -> None:
+    fig = sample_figures(UNITS, base_sums(UNITS), [1, 3])
+    # unit 1: cheap not supported -> label supported; unit 3: partial stays partial
+    assert fig["support"]["correction"] == pytest.approx(2 / 5)
+    assert fig["hallucination"]["correction"] == pytest.approx(2 / 5)
+    assert fig["n"] == 2
+
+
+def test_judging_everything_recovers_the_reference() -> None:
+    out = resample(UNITS, judge_rate=1.0, resamples=2, seed=3)
+    assert out["support"]["estimate_median"] == pytest.approx(0.4)
+    assert out["hallucination"]["estimate_median"] == pytest.approx(0.4)
+    assert out["support"]["correction_abs_error_median"] == pytest.approx(0.2)
+
+
+def test_same_seed_same_figures() -> None:
+    many = UNITS * 40
+    assert resample(many, 0.3, 20, seed=5) == resample(many, 0.3, 20, seed=5)
+    assert resample(many, 0.3, 20, seed=5) != resample(many, 0.3, 20, seed=6)

@@ -1,0 +1,137 @@
+"""PPI++ mean estimation: hand-computed values, the never-wider guarantee, coverage over many
+seeded samples of a known population."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from monitor.estimation.ppi import (
+    classical_mean,
+    labelled_from,
+    population_from,
+    ppi_mean,
+    t_value,
+    tuned_lambda,
+)
+
+# Four labelled units (y, f) among eight with a prediction.
+Y = [1.0, 0.0, 1.0, 1.0]
+F_LAB = [0.9, 0.2, 0.6, 0.5]
+F_ALL = [*F_LAB, 0.1, 0.8, 0.4, 0.3]
+
+
+def test_hand_computed_example() -> None:
+    # By hand: mean y 3/4, mean f 0.55, Var(y) 1/4, Var(f) 1/12, Cov(y, f) 7/60 (n - 1 = 3);
+    # over all eight: mean f 19/40, Var_N(f) 111/1400.
+    # lambda = (7/60) / (1/12 + (4/8)(111/1400)) = 980/1033
+    # mu = lambda * 19/40 + 3/4 - lambda * 0.55 = 2805/4132
+    # var = (1/4 - 2 lambda 7/60 + lambda^2/12)/4 + lambda^2 (111/1400)/8 = 1727/49584
+    lab, pop = labelled_from(Y, F_LAB), population_from(F_ALL)
+    assert tuned_lambda(lab, pop) == pytest.approx(980 / 1033, abs=1e-12)
+    est = ppi_mean(lab, pop)
+    assert est is not None
+    assert est.value == pytest.approx(2805 / 4132, abs=1e-12)
+    assert est.stderr == pytest.approx(math.sqrt(1727 / 49584), abs=1e-12)
+    half = t_value(0.95, 3) * math.sqrt(1727 / 49584)
+    assert est.lower == pytest.approx(2805 / 4132 - half, abs=1e-12)
+    assert est.upper == 1.0  # 0.679 + 0.594: clipped
+    assert est.n == 4
+    # judge only: the labelled mean 3/4, variance Var(y)/n = 1/16
+    jo = classical_mean(lab, pop)
+    assert jo is not None
+    assert (jo.value, jo.stderr, jo.lam) == (0.75, 0.25, 0.0)
+    assert est.halfwidth < jo.halfwidth
+
+
+def test_scale_and_offset_turn_a_unit_mean_into_a_rate() -> None:
+    # 2 claims decided by rule with the label, 8 answers of one judgeable claim, 10 claims:
+    # rate = 2/10 + (8/10) mu
+    lab, pop = labelled_from(Y, F_LAB), population_from(F_ALL)
+    est = ppi_mean(lab, pop, scale=0.8, offset=0.2)
+    assert est is not None
+    assert est.value == pytest.approx(0.2 + 0.8 * 2805 / 4132, abs=1e-12)
+    assert est.stderr == pytest.approx(0.8 * math.sqrt(1727 / 49584), abs=1e-12)
+
+
+def test_t_quantiles_match_the_table() -> None:
+    for df, table in ((5, 2.5706), (10, 2.2281), (30, 2.0423), (120, 1.9799)):
+        assert t_value(0.95, df) == pytest.approx(table, abs=2e-3)
+    assert t_value(0.95, math.inf) == pytest.approx(1.959964, abs=1e-6)
+
+
+def test_too_few_labels_give_no_estimate() -> None:
+    pop = population_from(F_ALL)
+    assert ppi_mean(labelled_from([1.0], [0.5]), pop) is None
+    assert ppi_mean(labelled_from([], []), pop) is None
+
+
+def test_constant_prediction_is_judge_only() -> None:
+    lab = labelled_from(Y, [0.5] * 4)
+    pop = population_from([0.5] * 8)
+    assert tuned_lambda(lab, pop) == 0.0
+    assert ppi_mean(lab, pop) == classical_mean(lab, pop)
+
+
+unit = st.floats(0, 1, allow_nan=False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 3), unit), min_size=2, max_size=40),
+    st.lists(unit, max_size=60),
+    st.floats(-3, 3, allow_nan=False).filter(lambda b: abs(b) > 1e-3),
+    st.floats(-2, 2, allow_nan=False),
+)
+def test_never_wider_than_judge_only_and_affine_invariant(
+    pairs: list[tuple[int, float]], others: list[float], b: float, a: float
+) -> None:
+    ys = [float(y) for y, _ in pairs]
+    fs = [f for _, f in pairs]
+    lab, pop = labelled_from(ys, fs), population_from(fs + others)
+    est, jo = ppi_mean(lab, pop), classical_mean(lab, pop)
+    assert est is not None and jo is not None
+    assert est.stderr <= jo.stderr + 1e-9
+    # the cheap score is not on the label's scale: an affine map of it changes nothing
+    fs2 = [a + b * f for f in fs]
+    moved = ppi_mean(labelled_from(ys, fs2), population_from(fs2 + [a + b * f for f in others]))
+    assert moved is not None
+    assert moved.value == pytest.approx(est.value, abs=1e-6)
+    assert moved.stderr == pytest.approx(est.stderr, abs=1e-6)
+
+
+def _population(rng: random.Random, size: int) -> tuple[list[float], list[float]]:
+    """Scores in [0, 1]; the label is 1 with probability 0.2 + 0.6 * score (a useful but
+    imperfect predictor), drawn once: the finite population's rate is the truth."""
+    fs = [round(rng.random(), 4) for _ in range(size)]
+    ys = [1.0 if rng.random() < 0.2 + 0.6 * f else 0.0 for f in fs]
+    return ys, fs
+
+
+@pytest.mark.parametrize("rate", [0.05, 0.2])
+def test_coverage_over_seeded_samples(rate: float) -> None:
+    ys, fs = _population(random.Random(7), 2000)
+    truth = sum(ys) / len(ys)
+    pop = population_from(fs)
+    covered = judge_only_covered = narrower = 0
+    runs = 600
+    errors = []
+    for seed in range(runs):
+        rng = random.Random(1000 + seed)
+        picked = [i for i in range(len(ys)) if rng.random() < rate]
+        lab = labelled_from([ys[i] for i in picked], [fs[i] for i in picked])
+        est, jo = ppi_mean(lab, pop), classical_mean(lab, pop)
+        assert est is not None and jo is not None
+        covered += est.covers(truth)
+        judge_only_covered += jo.covers(truth)
+        narrower += est.halfwidth < jo.halfwidth
+        errors.append(abs(est.value - truth))
+    # 95% nominal; 600 runs: a binomial sd of 0.009
+    assert 0.925 <= covered / runs <= 0.985
+    assert 0.925 <= judge_only_covered / runs <= 0.985
+    assert narrower == runs  # a predictor with correlation ~0.5 narrows every interval
+    assert sorted(errors)[runs // 2] < 0.05
