@@ -127,10 +127,18 @@ def t_value(level: float, df: float) -> float:
     return z + g1 / df + g2 / df**2 + g3 / df**3 + g4 / df**4
 
 
+#: cheap scores live in [0, 1]; a spread of 1e-6 between them carries no information
+MIN_PREDICTOR_VARIANCE = 1e-12
+
+
 def tuned_lambda(lab: Labelled, pop: Population) -> float:
-    """The λ minimising σ̂²(λ); 0 when the prediction does not vary on the labelled units."""
+    """The λ minimising σ̂²(λ); 0 when the prediction does not vary on the labelled units.
+
+    "Does not vary" includes variances below MIN_PREDICTOR_VARIANCE: computed from sums, a
+    variance of nearly equal scores is rounding noise, and the ratio of two such noises as λ
+    would be arbitrary (seen: scores 0 and 2.2e-16)."""
     denominator = _var(lab.n, lab.f, lab.ff) + (lab.n / pop.n) * pop.var_f() if pop.n else 0.0
-    if denominator <= 0:
+    if denominator <= MIN_PREDICTOR_VARIANCE:
         return 0.0
     return _cov(lab.n, lab.y, lab.f, lab.yf) / denominator
 
