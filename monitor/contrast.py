@@ -206,12 +206,21 @@ def _split(text: str) -> list[_Sentence]:
     return out
 
 
-def verbatim(claim: str, evidence: str) -> bool:
+def claim_core(claim: str) -> str:
+    """The claim with its spacing normalised and its end punctuation cut (for `verbatim`)."""
+    return " ".join(claim.split()).rstrip(" .!?;:")
+
+
+def verbatim(claim: str, evidence: str, core: str | None = None) -> bool:
     """The claim (end punctuation and spacing aside) is a whole sentence or clause run of the
-    evidence: between the evidence's start or a sentence end and a sentence end or its end."""
-    core = " ".join(claim.split()).rstrip(" .!?;:")
+    evidence: between the evidence's start or a sentence end and a sentence end or its end.
+    `core`: claim_core(claim), when the caller has it."""
+    if core is None:
+        core = claim_core(claim)
     if len(core) < 2:
         return False
+    if len(evidence) <= len(core) + 2 and evidence.strip().rstrip(".!?;") == core:
+        return True  # a span citing exactly the sentence
     start = evidence.find(core)
     while start >= 0:
         before = evidence[:start].rstrip()
@@ -328,8 +337,12 @@ def _entity_swap(
 def contrasts(claim: str, texts: Sequence[str], names_missing: bool) -> tuple[str, ...]:
     """Reasons (`negation_mismatch`, `antonym:a/b`, `unit_mismatch:...`, `date_mismatch:...`,
     `entity_swap:name`) why the evidence contradicts the claim; empty when none is seen."""
-    if not texts or any(verbatim(claim, t) for t in texts):
+    if not texts:
         return ()
+    core = claim_core(claim)
+    for t in texts:
+        if verbatim(claim, t, core):
+            return ()
     out: list[str] = []
     digits = any(c.isdigit() for c in claim)  # units and dates are written with digits
     if digits:

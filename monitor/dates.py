@@ -110,9 +110,20 @@ def dates(text: str, *, yearless: bool = False) -> list[Date]:
     return found + out
 
 
+_ISO_HINT_RE = re.compile(r"\d{4}-\d\d-\d\d")
+_MONTH_STEMS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+
+
 def has_date(text: str) -> bool:
     """`text` writes a calendar date with its year (a cheap test before any comparison)."""
-    return _HINT_RE.search(text) is not None and _DATE_RE.search(text) is not None
+    if _HINT_RE.search(text) is None:
+        return False
+    if "-" in text and _ISO_HINT_RE.search(text) is not None:
+        return True
+    lowered = text.lower()
+    if not any(m in lowered for m in _MONTH_STEMS):
+        return False  # no month name: only the ISO form could be a date
+    return _DATE_RE.search(text) is not None
 
 
 def date_stated(date: Date, found: list[Date]) -> bool:

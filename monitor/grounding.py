@@ -23,10 +23,11 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from monitor.contrast import verbatim
+from monitor.contrast import claim_core, verbatim
 from monitor.evidence import claim_terms, index_evidence
 from monitor.models import AnswerEvent, Claim, Support
 from monitor.support import lexical_support
+from monitor.text import identifiers
 
 UNCITED = "uncited"
 OVER_CAP = "over_cap"
@@ -65,12 +66,16 @@ def render_data(data: Any) -> str:
 
 def context_texts(event: AnswerEvent) -> list[str]:
     """The event's retrieved context: every document's text, then its data."""
-    texts = [doc.full_text for doc in event.documents if doc.full_text.strip()]
+    texts = [t for t in (doc.full_text for doc in event.documents) if t and not t.isspace()]
     if event.data is not None:
         rendered = render_data(event.data)
         if rendered:
             texts.append(rendered)
-    return list(dict.fromkeys(texts))
+    return texts  # not deduplicated: hashing whole documents per answer costs more than a repeat
+
+
+def _names_symbol(claim: str, text: str) -> bool:
+    return any(name in text for name in identifiers(claim))
 
 
 def ground_uncited(claim: Claim, texts: list[str]) -> Support:
@@ -78,24 +83,26 @@ def ground_uncited(claim: Claim, texts: list[str]) -> Support:
     if not texts:
         return NO_CONTEXT
     text = claim.text
-    if any(verbatim(text, t) for t in texts):
-        return Support("supported", 1.0, "high", "rules", (UNCITED, "verbatim_in_context"))
+    core = claim_core(text)
+    for t in texts:
+        if verbatim(text, t, core):
+            return Support("supported", 1.0, "high", "rules", (UNCITED, "verbatim_in_context"))
     best = texts[0]
-    if len(texts) > 1:
+    named = [t for t in texts if _names_symbol(text, t)] if "`" in text or "_" in text else []
+    if named:
+        best = named[0]  # the document that holds the code symbol the claim names
+    elif len(texts) > 1:
         # the document sharing most of the claim's content stems is the one it would cite; only
         # that one is scored (scoring every document cost a tenth of the check on the mix)
-        # (code symbols named, then names and content stems: names count twice)
+        # (names count twice, as in the term coverage)
         terms = claim_terms(text)
-        shared = (-1, -1)
+        shared = -1
         for t in texts:
             index = index_evidence(t)
             if len(t) > LONG_TEXT:
                 _ = index.stems, index.bigrams  # set look-ups instead of a scan per claim
             found = index.stems_found(terms.terms)
-            n = (
-                sum(map(index.mentions, terms.identifiers)),
-                len(found) + len(found & terms.heavy),
-            )
+            n = len(found) + len(found & terms.heavy)
             if n > shared:
                 best, shared = t, n
     support = lexical_support(text, [best], claim.kind)
