@@ -6,7 +6,7 @@ from monitor.citations.extract import extract_citations
 from monitor.citations.resolve import resolve_citations
 from monitor.claims import split_claims
 from monitor.decode import decode_event
-from monitor.grounding import UNDECIDED, context_texts, ground_uncited
+from monitor.grounding import UNDECIDED, Context, context_of, ground_uncited
 from monitor.models import AnswerEvent, Citation, ClaimResult, Rejection, Scores, Verdict
 from monitor.options import CheckOptions
 from monitor.quotes import check_quotes
@@ -44,7 +44,7 @@ def check_event(event: AnswerEvent, options: CheckOptions) -> Verdict:
     results = check_quotes(event, claims, results, options)
     by_index = {r.citation.index: r for r in results}
     cap_at = _cap_position(citations, notes)
-    context: list[str] | None = None  # built for the first uncited claim
+    context: Context | None = None  # built for the first uncited claim
     grounded = 0
     claim_results = []
     for claim in claims:
@@ -58,9 +58,9 @@ def check_event(event: AnswerEvent, options: CheckOptions) -> Verdict:
             support = UNDECIDED  # its citations were never read, or too many to ground
         else:
             if context is None:
-                context = context_texts(event)
+                context = context_of(event)
             grounded += 1
-            support = ground_uncited(claim, context)
+            support = ground_uncited(claim, context, options)
         claim_results.append(ClaimResult(claim, support))
     scores = answer_scores(event, tuple(results), claim_results, options)
     return Verdict(

@@ -4,7 +4,8 @@ support, not what the answer forgot to cite.
 An uncited claim is first a citation-coverage problem (`coverage`). It is then checked against
 every document of the event (and the event's `data`, rendered as "key words = value" lines), as
 if it cited the one that supports it best: a claim found verbatim in one (between sentence
-boundaries) is supported by rule; otherwise the lexical tier scores it against the document that
+boundaries), or stating a value of the data under its key, is supported by rule; a claim naming
+a code symbol is checked against the lines around it; otherwise the lexical tier scores it against the document that
 shares most of its content words (the one it would have cited), contrast checks included (a
 claim that flips a document's statement is not supported by it). Every such verdict carries the reason `uncited`, so coverage and grounding stay
 apart in verdicts and metrics; only a `not_supported` one is a hallucination.
@@ -20,66 +21,131 @@ reason `over_cap`) and left out of the answer's rates.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
-from monitor.contrast import claim_core, verbatim
+from monitor.citations.values import checkable_number, value_stated
+from monitor.contrast import NEGATION_RE, claim_core, verbatim
 from monitor.evidence import claim_terms, index_evidence
 from monitor.models import AnswerEvent, Claim, Support
+from monitor.options import CheckOptions
+from monitor.record import record
 from monitor.support import lexical_support
 from monitor.text import identifiers
 
 UNCITED = "uncited"
 OVER_CAP = "over_cap"
 MAX_DATA_LINES = 2_000  # leaves of `data` rendered as context
+SYMBOL_LINES = 5  # lines around a code symbol an uncited claim about it is checked against
 LONG_TEXT = 4_000  # past this, a document's stem and bigram sets are built once for all claims
 
 NO_CONTEXT = Support("not_supported", 0.0, "high", "rules", (UNCITED, "no_context"))
 UNDECIDED = Support("unverifiable", 0.5, "low", "rules", (UNCITED, OVER_CAP))
 
 
-def _leaves(node: Any, path: list[str], depth: int) -> Iterator[str]:
-    if depth > 32:
+def _leaves(node: Any, path: list[str], depth: int, out: list[tuple[str, Any]]) -> None:
+    if depth > 32 or len(out) >= MAX_DATA_LINES:
         return
     if isinstance(node, dict):
         for key, value in node.items():
-            yield from _leaves(value, [*path, str(key)], depth + 1)
+            _leaves(value, [*path, str(key)], depth + 1, out)
     elif isinstance(node, list):
         for i, value in enumerate(node):
-            yield from _leaves(value, [*path, str(i)], depth + 1)
+            _leaves(value, [*path, str(i)], depth + 1, out)
     else:
-        shown = node if isinstance(node, str) else json.dumps(node, default=str)
-        words = " ".join(p.replace("_", " ") for p in path if not p.isdigit())
-        yield f"{words} = {shown}"
+        out.append((" ".join(p.replace("_", " ") for p in path if not p.isdigit()), node))
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool) or value is None:
+        return "true" if value else "false" if value is not None else "null"
+    if isinstance(value, int | float):
+        return str(value)  # json.dumps per leaf cost more than the rest of the grounding
+    return json.dumps(value, default=str)
+
+
+def data_leaves(data: Any) -> list[tuple[str, Any]]:
+    """(key words, value) of every leaf of `data`: `{"quote": {"premium": 300}}` →
+    [("quote premium", 300)]."""
+    out: list[tuple[str, Any]] = []
+    _leaves(data, [], 0, out)
+    return out
 
 
 def render_data(data: Any) -> str:
-    """`data` as lines a claim can be compared with: `{"quote": {"premium": 300}}` →
-    "quote premium = 300"."""
-    lines = []
-    for line in _leaves(data, [], 0):
-        lines.append(line)
-        if len(lines) >= MAX_DATA_LINES:
-            break
-    return "\n".join(lines)
+    """`data` as lines a claim can be compared with: "quote premium = 300"."""
+    return "\n".join(f"{words} = {_shown(value)}" for words, value in data_leaves(data))
+
+
+@record
+class Context:
+    """The event's retrieved context: every document's text, then its data rendered as text,
+    and the data's leaves."""
+
+    texts: list[str]
+    leaves: list[tuple[str, Any]]
+
+
+def context_of(event: AnswerEvent) -> Context:
+    texts = [t for t in (doc.full_text for doc in event.documents) if t and not t.isspace()]
+    leaves: list[tuple[str, Any]] = []
+    if event.data is not None:
+        leaves = data_leaves(event.data)
+        if leaves:
+            texts.append("\n".join(f"{words} = {_shown(value)}" for words, value in leaves))
+    # not deduplicated: hashing whole documents per answer costs more than a repeat
+    return Context(texts, leaves)
 
 
 def context_texts(event: AnswerEvent) -> list[str]:
-    """The event's retrieved context: every document's text, then its data."""
-    texts = [t for t in (doc.full_text for doc in event.documents) if t and not t.isspace()]
-    if event.data is not None:
-        rendered = render_data(event.data)
-        if rendered:
-            texts.append(rendered)
-    return texts  # not deduplicated: hashing whole documents per answer costs more than a repeat
+    """The event's retrieved context as texts: every document, then its data."""
+    return context_of(event).texts
 
 
-def _names_symbol(claim: str, text: str) -> bool:
-    return any(name in text for name in identifiers(claim))
+def _value_in_data(claim: str, leaves: list[tuple[str, Any]], options: CheckOptions) -> bool:
+    """The claim states a value of the data under its key's last word ("The premium ... is
+    1,200" for quote.premium = 1200), and negates nothing."""
+    if NEGATION_RE.search(claim) is not None:
+        return False
+    lowered = claim.lower()
+    for words, value in leaves:
+        key = words.rsplit(" ", 1)[-1] if words else ""
+        if not key or key not in lowered or isinstance(value, bool):
+            continue
+        if checkable_number(value) is not None or (isinstance(value, str) and len(value) >= 3):
+            stated = value_stated(
+                value,
+                [claim],
+                rel_tol=options.numeric_rel_tolerance,
+                min_similarity=options.string_min_similarity,
+            )
+            if stated:
+                return True
+    return False
 
 
-def ground_uncited(claim: Claim, texts: list[str]) -> Support:
-    """The verdict on an uncited claim from the event's context texts (`context_texts`)."""
+def _symbol_passage(claim: str, texts: list[str]) -> str | None:
+    """The lines around the first code symbol of the claim found in a document: what a line
+    citation would cite (the symbol's line and the next SYMBOL_LINES - 1)."""
+    for name in identifiers(claim):
+        for text in texts:
+            at = text.find(name)
+            if at >= 0:
+                start = text.rfind("\n", 0, at) + 1
+                end = start
+                for _ in range(SYMBOL_LINES):
+                    nl = text.find("\n", end)
+                    if nl < 0:
+                        return text[start:]
+                    end = nl + 1
+                return text[start:end]
+    return None
+
+
+def ground_uncited(claim: Claim, context: Context, options: CheckOptions) -> Support:
+    """The verdict on an uncited claim from the event's context (`context_of`)."""
+    texts = context.texts
     if not texts:
         return NO_CONTEXT
     text = claim.text
@@ -87,10 +153,12 @@ def ground_uncited(claim: Claim, texts: list[str]) -> Support:
     for t in texts:
         if verbatim(text, t, core):
             return Support("supported", 1.0, "high", "rules", (UNCITED, "verbatim_in_context"))
+    if context.leaves and _value_in_data(text, context.leaves, options):
+        return Support("supported", 1.0, "high", "rules", (UNCITED, "value_in_data"))
     best = texts[0]
-    named = [t for t in texts if _names_symbol(text, t)] if "`" in text or "_" in text else []
-    if named:
-        best = named[0]  # the document that holds the code symbol the claim names
+    passage = _symbol_passage(text, texts) if "`" in text or "_" in text else None
+    if passage is not None:
+        best = passage  # the lines that hold the code symbol the claim names
     elif len(texts) > 1:
         # the document sharing most of the claim's content stems is the one it would cite; only
         # that one is scored (scoring every document cost a tenth of the check on the mix)

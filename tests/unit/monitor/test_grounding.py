@@ -104,3 +104,24 @@ def test_short_cited_sentences_are_claims_and_are_checked(words: int) -> None:
             "not_supported",
             ("term_coverage=0.67", "phrase_overlap=0.00", "antonym:increases/reduces"),
         )
+
+
+def test_an_uncited_value_of_the_data_is_supported_by_rule() -> None:
+    data = {"quote": {"premium": 1200, "holder": "Dana Reyes"}}
+    (claim,), _ = run("The premium recorded for the quote is 1,200.", documents=(), data=data)
+    assert claim == ("supported", ("uncited", "value_in_data"))
+    # another figure, or a negation, is no match: the lexical tier decides
+    (other,), _ = run("The premium recorded for the quote is 1,350.", documents=(), data=data)
+    assert other[0] == "not_supported" and "number_missing:1,350" in other[1]
+    (negated,), _ = run("The premium recorded is not 1,200 for the quote.", documents=(), data=data)
+    assert negated[1][1] != "value_in_data"
+
+
+def test_an_uncited_claim_about_code_is_checked_against_the_symbol_lines() -> None:
+    code = "def alpha(value):\n    return value * 2\n\n\ndef beta(value):\n    return value * 7\n"
+    docs = (Document("src/a.py", code),)
+    (good,), _ = run("The `beta` function multiplies its input by 7.", documents=docs)
+    assert good[0] == "supported"
+    # 2 is in the document, but not in the lines of `beta`
+    (bad,), _ = run("The `beta` function multiplies its input by 2.", documents=docs)
+    assert bad[0] == "not_supported" and "number_missing:2" in bad[1]
