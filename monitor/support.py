@@ -9,7 +9,10 @@ Otherwise the claim (citation markers removed) is compared with all its valid ev
 - phrase: share of the claim's content-stem bigrams found in the evidence: shared phrasing, the
   difference between restating the evidence and reusing its words for another statement;
 - figures, names and code symbols: a figure or identifier of the claim that appears nowhere in
-  the evidence is a changed fact, the strongest cheap signal of an unsupported claim.
+  the evidence is a changed fact, the strongest cheap signal of an unsupported claim;
+- meaning flips (contrast.py): negation, antonym, unit, date or swapped entity against the
+  evidence sentence that states the claim; each is a changed fact too (scaled like a figure,
+  not_supported, a reason naming it). Checked only for prose claims the words would let pass.
 
 base = (coverage + phrase) / 2, mapped piecewise-linearly so that BINARY_BASE becomes 0.5 (the
 cut that balances supported and unsupported claims as people judge them, see below); minus
