@@ -33,6 +33,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from monitor.dates import format_date, missing_dates
+from monitor.evidence import index_evidence
 from monitor.text import STEMS, STOPWORDS, wordset
 
 _TOKEN_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
@@ -145,6 +146,15 @@ _UNITS: dict[str, tuple[str, float]] = {
     "minutes": ("time", 60.0),
     "h": ("time", 3600.0),
     "hours": ("time", 3600.0),
+    "mi": ("length", 1609.344),
+    "mile": ("length", 1609.344),
+    "miles": ("length", 1609.344),
+    "ft": ("length", 0.3048),
+    "feet": ("length", 0.3048),
+    "lb": ("mass", 453.59237),
+    "lbs": ("mass", 453.59237),
+    "oz": ("mass", 28.349523125),
+    "ounces": ("mass", 28.349523125),
     "thousand": ("scale", 1e3),
     "k": ("scale", 1e3),
     "million": ("scale", 1e6),
@@ -318,24 +328,65 @@ def _names(text: str) -> set[str]:
     return {m.group(1).lower() for m in _NAME_RE.finditer(text)} - _CALENDAR
 
 
+def initial_name(text: str) -> str | None:
+    """The first word, lower-cased, when it may be a name: capitalised letters, not a function
+    word ("Paris is ...", not "The ..."); the other names are the capitalised words after it."""
+    head = text.lstrip(" \t\"“'(*_").split(None, 1)
+    if not head:
+        return None
+    word = head[0].rstrip(".,;:!?\"”')*_")
+    if len(word) < 2 or not word.isalpha() or not word[0].isupper():
+        return None
+    low = word.lower()
+    return None if low in STOPWORDS or low in _CALENDAR else low
+
+
+def _all_names(text: str) -> set[str]:
+    names = _names(text)
+    first = initial_name(text)
+    if first is not None:
+        names.add(first)
+    return names
+
+
+def _initial_missing(claim: str, texts: Sequence[str]) -> bool:
+    """The claim's first word may be a name and no evidence text has its stem."""
+    first = initial_name(claim)
+    if first is None:
+        return False
+    key = frozenset((STEMS[first],))
+    return not any(index_evidence(t).stems_found(key) for t in texts)
+
+
 def _entity_swap(
     claim: str, claim_tokens: list[str], sentence: _Sentence, lowered: str
 ) -> str | None:
-    missing = [n for n in _names(claim.strip()) if n not in lowered]
-    if not missing:
+    text = claim.strip()
+    inner = [n for n in _names(text) if n not in lowered]
+    first = initial_name(text)
+    initial = first if first is not None and first not in lowered else None
+    if not inner and initial is None:
         return None
+    missing = set(inner) | ({initial} if initial else set())
     others = {STEMS[t] for t in claim_tokens if t not in missing} - {""}
-    there = set(sentence.stems)
-    if others - there:
+    if others - set(sentence.stems):
         return None  # the sentence does not state the rest of the claim: not a swap, a gap
     mine = set(claim_tokens)
-    if any(n not in mine for n in _names(sentence.text)):
-        return missing[0]
+    rival_first = initial_name(sentence.text)
+    if inner and any(n not in mine for n in _all_names(sentence.text)):
+        return inner[0]
+    # a sentence-initial word is often no name ("Additionally", "Key"): it is a swapped entity
+    # only against the aligned sentence's own first word ("Berlin is ..." / "Paris is ...")
+    if initial is not None and rival_first is not None and rival_first not in mine:
+        return initial
     return None
 
 
 def contrasts(claim: str, texts: Sequence[str], names_missing: bool) -> tuple[str, ...]:
-    """Reasons (`negation_mismatch`, `antonym:a/b`, `unit_mismatch:...`, `date_mismatch:...`,
+    """`names_missing`: a name of the claim after its first word is absent from the evidence
+    (the caller knows from its term look-ups); the swap check runs only then, or when the
+    first word may be a name and is absent.
+    Reasons (`negation_mismatch`, `antonym:a/b`, `unit_mismatch:...`, `date_mismatch:...`,
     `entity_swap:name`) why the evidence contradicts the claim; empty when none is seen."""
     if not texts:
         return ()
@@ -370,7 +421,7 @@ def contrasts(claim: str, texts: Sequence[str], names_missing: bool) -> tuple[st
         opposite = _antonym(tokens, sentence)
         if opposite is not None:
             out.append(f"antonym:{opposite}")
-    if names_missing:
+    if names_missing or _initial_missing(claim, texts):
         lowered = " ".join(t.lower() for t in texts)
         swapped = _entity_swap(claim, tokens, sentence, lowered)
         if swapped is not None:

@@ -208,3 +208,29 @@ def test_unaligned_evidence_is_not_read_for_polarity() -> None:
         contrasts("Rainfall never reached the basin last spring", ["The station closed."], False)
         == ()
     )
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        ("Berlin is the capital of France", "Paris is the capital of France."),
+        ("Profit grew by a third in France", "Revenue grew by a third in France."),
+    ],
+)
+def test_a_swapped_first_word_is_read_against_the_sentence_first_word(
+    claim: str, evidence: str
+) -> None:
+    assert_flip(claim, evidence, "entity_swap")
+
+
+def test_an_opening_word_is_not_taken_for_a_swapped_name() -> None:
+    # "Additionally" is missing from the evidence, whose sentence opens with a function word
+    verdict, flips = verdict_of(
+        "Additionally, the utility poses economic risks",
+        "the utility poses economic risks, analysts said.",
+    )
+    assert flips == () and verdict != "not_supported"
+
+
+def test_miles_and_kilometres_are_lengths() -> None:
+    assert_flip("The river is 300 km long", "The river is 300 miles long.", "unit_mismatch")
