@@ -90,21 +90,37 @@ class Offline:
                 c[_key("ragmon_citation_errors_total", app=app, error=r.error)] += 1
             w["citations"] += 1
             w["valid"] += r.valid
+        # The claim counts as monitor.scoring.claim_tally defines them (uncited claims past the
+        # citation cap count nowhere; an uncited claim is a hallucination only when the context
+        # does not support it), then weighed down to RAGMON_ANSWER_CLAIM_WEIGHT claims per answer.
+        from agents.output.records import weighted
+        from monitor.options import CheckOptions
+        from monitor.scoring import is_over_cap
+
+        tally = Counter[str]()
         for cl in outcome.claims:
             v = cl.support.verdict
             c[_key("ragmon_claims_total", app=app, verdict=v, tier=cl.support.tier)] += 1
-            cited = bool(cl.claim.citation_indexes)
+            indexes = cl.claim.citation_indexes
+            if not indexes and is_over_cap(cl):
+                continue
+            cited = bool(indexes)
             decided = cited and v != "unverifiable"
-            unsupported = not set(cl.claim.citation_indexes) & valid or v == "not_supported"
-            for kind, n, name in (
-                ("claims", True, "claims"),
-                ("cited", cited, "cited"),
-                ("decided", decided, "decided"),
-                ("supported", decided and v == "supported", "supported"),
-                ("hallucinated", unsupported, "unsupported"),
-            ):
-                c[_key("ragmon_claim_counts_total", app=app, kind=kind)] += n
-                w[name] += n
+            if cited:
+                unsupported = v == "not_supported" or not set(indexes) & valid
+            else:
+                unsupported = v == "not_supported"
+            tally["claims"] += 1
+            tally["cited"] += cited
+            tally["decided"] += decided
+            tally["supported"] += decided and v == "supported"
+            tally["unsupported"] += unsupported
+        names = ["claims", "cited", "decided", "supported", "unsupported"]
+        kinds = ["claims", "cited", "decided", "supported", "hallucinated"]
+        counts = weighted([tally[n] for n in names], CheckOptions().answer_claim_weight)
+        for kind, name, n in zip(kinds, names, counts, strict=True):
+            c[_key("ragmon_claim_counts_total", app=app, kind=kind)] += n
+            w[name] += n
 
     def ratios(self, app: str) -> dict[Key, float]:
         """The window gauges a worker without a judge exports for the app: the exact ratios and
