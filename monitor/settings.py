@@ -169,14 +169,36 @@ class Settings(BaseSettings):
     audit_sample_rate: float = Field(default=0.01, ge=0, le=1)
     #: RAGMON_AUDIT_LOG: file for audit JSON lines ("-" = stdout, empty = off).
     audit_log: str = ""
-    #: RAGMON_AUDIT_CITED_TEXT_CHARS: resolved evidence kept per citation in audit records
-    #: (0 = left out: the record's source offsets lead to the answer and its documents).
-    audit_cited_text_chars: int = Field(default=0, ge=0)
+    #: RAGMON_AUDIT_TEXT: the free text audit records keep. all: the question, the answer (or,
+    #: past RAGMON_AUDIT_ANSWER_CHARS, each claim's sentence), claim sentences, cited passages
+    #: with context; claims: claim sentences only; none: no free text (ids, codes, offsets,
+    #: verdicts, scores; judge records without reasoning).
+    audit_text: Literal["all", "claims", "none"] = "all"
+    #: RAGMON_AUDIT_CITED_TEXT_CHARS: cited passage kept per citation (with RAGMON_AUDIT_TEXT=all).
+    audit_cited_text_chars: int = Field(default=1_000, ge=0)
+    #: RAGMON_AUDIT_CONTEXT_CHARS: document text kept on either side of a cited span.
+    audit_context_chars: int = Field(default=160, ge=0)
+    #: RAGMON_AUDIT_ANSWER_CHARS: longest answer kept whole; a longer one keeps its claims only.
+    audit_answer_chars: int = Field(default=4_000, ge=0)
     #: RAGMON_REDACT: comma-separated regexes (or "email", "phone") redacted in audit texts.
     redact: str = ""
     #: RAGMON_DLQ_MAX_VALUE_BYTES: original bytes kept in a dead letter (larger: truncated,
     #: with size and sha256 of the whole); keeps DLQ records under Kafka's 1 MB default.
     dlq_max_value_bytes: int = Field(default=524_288, ge=0)
+
+    # --- evidence page and links ---------------------------------------------------------------
+    #: RAGMON_PUBLIC_URL: the worker's web server as on-call engineers reach it (behind a proxy,
+    #: a load balancer); alert links point there. Empty: http://RAGMON_METRICS_HOST:PORT.
+    public_url: str = ""
+    #: RAGMON_RUNBOOK_URL: the runbook alerts link to (empty: the worker's /evidence/runbook).
+    runbook_url: str = ""
+    #: RAGMON_EVIDENCE_MAX_RECORDS: audit records one evidence request reads at most (newest
+    #: kept; the page says so when a range holds more). Nothing is kept between requests.
+    evidence_max_records: int = Field(default=50_000, ge=100)
+    #: RAGMON_EVIDENCE_MAX_HOURS: longest time range one evidence request reads.
+    evidence_max_hours: float = Field(default=24.0, gt=0)
+    #: RAGMON_EVIDENCE_ANSWERS: answers the page shows (the top of the ranking).
+    evidence_answers: int = Field(default=20, ge=1, le=500)
 
     # --- judge -------------------------------------------------------------------------------
     #: RAGMON_JUDGE_ENABLED

@@ -32,6 +32,25 @@ from monitor.sampling import (
 from monitor.scoring import claim_tally
 
 
+def sample_reason(
+    event: AnswerEvent, verdict: Verdict, base_rate: float, oversample_rate: float
+) -> SampleReason | None:
+    """Why the judge's sample takes this answer, or None: the sampling rule alone, before any
+    budget or a full queue (which drop a sampled answer's request and count it). The audit
+    record's `sampled_for_judge` is this being not None."""
+    if verdict.error is not None:
+        return None
+    if event.gold_label is not None:
+        return "canary"
+    # Cheapest test first: the hash, then (only in the oversampling band) the verdict scan.
+    u = hash_fraction(event.event_id)
+    if u < base_rate:
+        return "base"
+    if u < oversample_rate and is_doubtful(verdict):
+        return "oversample"
+    return None
+
+
 def plan_judge_request(
     event: AnswerEvent,
     verdict: Verdict,
@@ -43,17 +62,9 @@ def plan_judge_request(
 ) -> tuple[JudgeRequest | None, Decision]:
     if verdict.error is not None:
         return None, Decision(False, "nothing_to_judge")
-    # Cheapest test first: the hash, then (only in the oversampling band) the verdict scan.
     policy = sampler.policy
-    u = hash_fraction(event.event_id)
-    reason: SampleReason
-    if event.gold_label is not None:
-        reason = "canary"
-    elif u < policy.base_rate:
-        reason = "base"
-    elif u < policy.oversample_rate and is_doubtful(verdict):
-        reason = "oversample"
-    else:
+    reason = sample_reason(event, verdict, policy.base_rate, policy.oversample_rate)
+    if reason is None:
         return None, NOT_SAMPLED
     if judge_full and reason != "canary":
         return None, Decision(False, "queue_full")

@@ -1,0 +1,128 @@
+"""What an audit record says in words, so it explains itself without the answers topic: the
+question, the answer (or, past a bound, each claim's sentence), the model and tenant, and per
+citation the cited passage with a little of the text around it.
+
+Pure: standard library only. How much text is kept is a policy (`AuditText`) read from the
+settings; `level` removes text for those who must not keep it:
+
+- ``all``: question, answer, claim sentences, cited passages with their context;
+- ``claims``: claim sentences only (no question, answer or passages);
+- ``none``: no free text at all, only ids, codes, offsets, verdicts and scores.
+
+RAGMON_REDACT patterns (monitor.audit.Redactor) apply on top of any level.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from monitor.models import AnswerEvent, CitationResult, Verdict
+
+TextLevel = Literal["all", "claims", "none"]
+TEXT_LEVELS: tuple[str, ...] = ("all", "claims", "none")
+
+
+@dataclass(frozen=True, slots=True)
+class AuditText:
+    level: TextLevel = "all"
+    passage_chars: int = 1_000  # cited passage kept per citation
+    context_chars: int = 160  # document text kept on either side of a span
+    answer_chars: int = 4_000  # the answer kept whole up to this; longer: claims only
+    question_chars: int = 1_000
+
+
+def clip(text: str | None, limit: int) -> str | None:
+    if text is None or len(text) <= limit:
+        return text
+    return text[: max(0, limit - 1)] + "…"
+
+
+def span_context(event: AnswerEvent, result: CitationResult, chars: int) -> tuple[str, str] | None:
+    """The document text just before and after a valid span citation, or None when the
+    citation is not a character span (lines, numbers, paths and segments cite whole units)."""
+    c = result.citation
+    if (
+        chars <= 0
+        or not result.valid
+        or c.format != "span"
+        or result.doc_id is None
+        or c.range_start is None
+        or c.range_end is None
+    ):
+        return None
+    doc = event.document(result.doc_id)
+    if doc is None:
+        return None
+    if doc.pages is not None and c.page is not None and 1 <= c.page <= len(doc.pages):
+        text = doc.pages[c.page - 1]
+    else:
+        text = doc.full_text
+    start, end = c.range_start, c.range_end
+    if not 0 <= start <= end <= len(text):
+        return None
+    before = text[max(0, start - chars) : start]
+    after = text[end : end + chars]
+    # Cut at a whitespace so the context does not start or end mid-word.
+    if start - chars > 0 and " " in before:
+        before = "…" + before[before.index(" ") + 1 :]
+    if end + chars < len(text) and " " in after:
+        after = after[: after.rindex(" ")] + "…"
+    return before, after
+
+
+def explain(
+    record: dict[str, Any], event: AnswerEvent | None, verdict: Verdict, policy: AuditText
+) -> dict[str, Any]:
+    """`record` (a verdict record, verdict_io.verdict_to_dict with `cited_text`) with the texts
+    the policy keeps added and the ones it forbids removed. Returns a new dict."""
+    out = dict(record)
+    claims = [dict(c) for c in record.get("claims", [])]
+    citations = [dict(c) for c in record.get("citations", [])]
+    # Offsets of each claim in the answer text, so a reader can mark them.
+    for entry, claim in zip(claims, verdict.claims, strict=False):
+        entry["start"], entry["end"] = claim.claim.start, claim.claim.end
+    if event is not None:
+        for key in ("model", "tenant", "timestamp"):
+            value = getattr(event, key)
+            if value is not None:
+                out[key] = value
+    if policy.level == "all":
+        if event is not None:
+            if event.question is not None:
+                out["question"] = clip(event.question, policy.question_chars)
+            if len(event.answer) <= policy.answer_chars:
+                out["answer"] = event.answer
+            else:
+                out["answer_chars"] = len(event.answer)  # claims carry their sentences
+        for entry, result in zip(citations, verdict.citations, strict=False):  # same order
+            entry["cited_text"] = clip(result.cited_text, policy.passage_chars)
+            around = span_context(event, result, policy.context_chars) if event else None
+            if around is not None:
+                entry["context_before"], entry["context_after"] = around
+    else:
+        for entry in citations:
+            entry.pop("cited_text", None)
+        if policy.level == "none":
+            for entry in claims:
+                entry.pop("text", None)
+                # a reason may quote the claim ("number_missing:2023"): its code only
+                entry["reasons"] = [str(r).split(":", 1)[0] for r in entry.get("reasons", [])]
+            for entry in citations:
+                entry.pop("raw", None)  # an extended citation quotes the document
+    out["claims"], out["citations"] = claims, citations
+    out["text_level"] = policy.level
+    return out
+
+
+def strip_judge_text(record: dict[str, Any], level: TextLevel) -> dict[str, Any]:
+    """A judge audit record under the policy: its reasoning is free text about the claim."""
+    if level != "none":
+        return record
+    out = dict(record)
+    out["claims"] = [
+        {k: v for k, v in c.items() if k != "reasons"} for c in record.get("claims", [])
+    ]
+    if isinstance(out.get("answer"), dict):  # the judge's answer-level part
+        out["answer"] = {k: v for k, v in out["answer"].items() if k != "reasoning"}
+    return out

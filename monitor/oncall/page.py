@@ -1,0 +1,237 @@
+"""The evidence page as HTML: server-side rendered, inline CSS, no script, no network.
+
+Every string that comes from an answer, a document, a record or the query is escaped
+(`html.escape`, quotes included) before it reaches the page, so an answer containing `<script>`
+shows as text. Links are built from URL-quoted parts and escaped again as attributes.
+
+Pure: standard library only.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from monitor.oncall.links import API_PATH, EVIDENCE_PATH
+
+_CSS = """
+body{font:14px/1.45 system-ui,sans-serif;margin:1.5em;color:#1b1b1b;max-width:72em}
+h1{font-size:1.3em}h2{font-size:1.1em;margin:1.6em 0 .4em}
+.answer{border:1px solid #ccc;border-radius:6px;padding:.6em 1em;margin:1em 0}
+.meta{color:#555;font-size:.9em}.move{font-weight:bold;color:#b71c1c}
+mark.claim{background:#fff3c4}mark.claim.bad{background:#ffd6d6}mark.span{background:#c8e6c9}
+.passage{background:#f6f6f6;padding:.4em .6em;border-left:3px solid #999;white-space:pre-wrap}
+table{border-collapse:collapse;margin:.4em 0}td,th{border:1px solid #ddd;padding:.2em .5em;
+vertical-align:top;text-align:left}.invalid{color:#b71c1c}.valid{color:#2e7d32}
+pre.answer-text{white-space:pre-wrap;font:inherit;background:#fafafa;padding:.5em}
+"""
+
+
+def esc(value: object) -> str:
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def when(epoch: float | None) -> str:
+    if epoch is None:
+        return "?"
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def link(href: str, text: str) -> str:
+    return f'<a href="{esc(href)}">{esc(text)}</a>'
+
+
+def record_href(base: str, kind: str, params: Mapping[str, object]) -> str:
+    query = urlencode({k: str(v) for k, v in params.items()}, quote_via=quote)
+    return f"{base}{API_PATH}/{kind}?{query}"
+
+
+def marked_answer(text: str, claims: Sequence[Mapping[str, Any]]) -> str:
+    """The answer with each claim marked where its offsets say it is; claims whose offsets do
+    not match the text (another answer form, e.g. segments) are left unmarked."""
+    spans = []
+    for c in claims:
+        start, end = c.get("start"), c.get("end")
+        if (
+            isinstance(start, int)
+            and isinstance(end, int)
+            and 0 <= start < end <= len(text)
+            and (c.get("text") is None or text[start:end] == c.get("text"))
+        ):
+            spans.append((start, end, c))
+    spans.sort(key=lambda s: s[0])
+    out, pos = [], 0
+    for start, end, c in spans:
+        if start < pos:
+            continue  # overlapping claims: the first one is marked
+        bad = " bad" if c.get("verdict") in ("not_supported", "unverifiable") else ""
+        out.append(esc(text[pos:start]))
+        title = f"claim {c.get('index')}: {c.get('verdict')}"
+        out.append(f'<mark class="claim{bad}" title="{esc(title)}">{esc(text[start:end])}</mark>')
+        pos = end
+    out.append(esc(text[pos:]))
+    return "".join(out)
+
+
+def passage(citation: Mapping[str, Any]) -> str:
+    cited = citation.get("cited_text")
+    if cited is None:
+        return (
+            '<span class="meta">(no passage kept: RAGMON_AUDIT_TEXT or the record is lean)</span>'
+        )
+    before = esc(citation.get("context_before") or "")
+    after = esc(citation.get("context_after") or "")
+    return f'<div class="passage">{before}<mark class="span">{esc(cited)}</mark>{after}</div>'
+
+
+def _claims_table(claims: Sequence[Mapping[str, Any]]) -> str:
+    rows = []
+    for c in claims:
+        judge = c.get("judge") or {}
+        reasons = "; ".join(str(r) for r in c.get("reasons") or [])
+        judged = ""
+        if judge:
+            why = "; ".join(str(r) for r in judge.get("reasons") or [])
+            judged = f"{esc(judge.get('verdict') or judge.get('outcome'))}<br>{esc(why)}"
+        rows.append(
+            f"<tr><td>{esc(c.get('index'))}</td><td>{esc(c.get('text', '(text not kept)'))}</td>"
+            f"<td>{esc(c.get('citation_indexes'))}</td><td>{esc(c.get('verdict'))} "
+            f"({esc(c.get('score'))}, {esc(c.get('tier'))})<br>{esc(reasons)}</td>"
+            f"<td>{judged}</td></tr>"
+        )
+    head = "<tr><th>#</th><th>claim</th><th>cites</th><th>cheap verdict, reasons</th><th>judge</th></tr>"
+    return f"<table>{head}{''.join(rows)}</table>"
+
+
+def _citations(citations: Sequence[Mapping[str, Any]]) -> str:
+    parts = []
+    for c in citations:
+        status = str(c.get("status"))
+        error = f" {esc(c.get('error'))}" if c.get("error") else ""
+        parts.append(
+            f"<li><code>{esc(c.get('raw', '(marker not kept)'))}</code> "
+            f'<span class="{esc(status)}">{esc(status)}{error}</span> '
+            f"doc {esc(c.get('doc_id'))}{passage(c)}</li>"
+        )
+    return f"<ul>{''.join(parts)}</ul>"
+
+
+def _answer(entry: Mapping[str, Any], base: str) -> str:
+    move = entry.get("move")
+    moved = (
+        ""
+        if move is None
+        else f'<span class="move">moved the rate by {move * 100:+.2f} pp</span> · '
+    )
+    links = []
+    audit = entry.get("audit_record") or {}
+    if audit.get("offset", -1) >= 0:
+        links.append(link(record_href(base, "record", audit), "audit record"))
+    source = entry.get("source") or {}
+    if source.get("offset") is not None:
+        links.append(link(record_href(base, "answer", source), "answer record"))
+        links[-1] += esc(
+            f" ({source.get('topic')} {source.get('partition')}:{source.get('offset')})"
+        )
+    judge = entry.get("judge") or {}
+    jrec = judge.get("audit_record") or {}
+    if jrec.get("offset", -1) >= 0:
+        links.append(link(record_href(base, "record", jrec), "judge record"))
+    facts = [f"event <code>{esc(entry.get('event_id'))}</code>", when(entry.get("at"))]
+    for key in ("model", "tenant"):
+        if entry.get(key):
+            facts.append(f"{key} {esc(entry.get(key))}")
+    facts.append(f"audited: {esc(entry.get('audit_reason'))}")
+    facts.append(f"sampled for judge: {esc(entry.get('sampled_for_judge'))}")
+    body = [
+        f'<div class="answer" id="answer-{esc(entry.get("rank"))}">',
+        f"<h2>#{esc(entry.get('rank'))} {moved}</h2>",
+        f'<p class="meta">{" · ".join(facts)}<br>{" · ".join(links)}</p>',
+    ]
+    if entry.get("question") is not None:
+        body.append(f"<p><b>Question</b>: {esc(entry.get('question'))}</p>")
+    claims = entry.get("claims") or []
+    if isinstance(entry.get("answer"), str):
+        body.append(f'<pre class="answer-text">{marked_answer(entry["answer"], claims)}</pre>')
+    elif entry.get("answer_chars"):
+        body.append(
+            f'<p class="meta">answer of {esc(entry["answer_chars"])} characters: claims only</p>'
+        )
+    body.append(_claims_table(claims))
+    body.append(_citations(entry.get("citations") or []))
+    if judge.get("answer"):
+        body.append(f"<p><b>Judge on the answer</b>: {esc(judge['answer'].get('reasoning'))}</p>")
+    body.append("</div>")
+    return "\n".join(body)
+
+
+def render_page(report: Mapping[str, Any], base: str = "") -> str:
+    rule = report.get("rule")
+    title = f"ragmon evidence: {report.get('app')}" + (f" · {rule}" if rule else "")
+    estimate = report.get("estimate") or {}
+    head = [
+        f"<h1>{esc(title)}</h1>",
+        f'<p class="meta">{when(report.get("from"))} to {when(report.get("to"))} · '
+        f"figure {esc(report.get('figure'))} ({esc(report.get('op'))} "
+        f"{esc(report.get('threshold'))}) · {esc(report.get('answers_in_range'))} audited answers "
+        f"in range, {esc(report.get('records_read'))} records read",
+    ]
+    if estimate.get("rate") is not None:
+        head.append(
+            f" · rate estimated from the audit trail {esc(round(estimate['rate'] * 100, 2))}%"
+        )
+    head.append("</p>")
+    if report.get("summary"):
+        head.append(f"<p>{esc(report['summary'])}</p>")
+    if report.get("truncated"):
+        head.append(
+            '<p class="move">The range held more audit records than one page reads '
+            "(RAGMON_EVIDENCE_MAX_RECORDS): the ranking covers the newest ones; narrow the range.</p>"
+        )
+    json_href = (
+        base
+        + API_PATH
+        + "?"
+        + urlencode(
+            {k: str(report[k]) for k in ("app", "rule", "from", "to") if report.get(k) is not None},
+            quote_via=quote,
+        )
+    )
+    head.append(f"<p>{link(json_href, 'this page as JSON')}</p>")
+    answers = report.get("answers") or []
+    if not answers:
+        head.append("<p>No audited answer in this range moved the rate towards the threshold.</p>")
+    body = "\n".join(head + [_answer(a, base) for a in answers])
+    return (
+        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        f"<title>{esc(title)}</title><style>{_CSS}</style></head><body>{body}</body></html>"
+    )
+
+
+RUNBOOK_STEPS = (
+    "Open the alert's evidence link (annotation, log line, Prometheus or Grafana rule): the page "
+    "lists the answers that moved the app's rate in the alert's window, the one that moved it "
+    "most first.",
+    "Read the first answers: the claim marked in the answer, its citation, the cited passage "
+    "(highlighted in its document), the error code or the cheap verdict's reasons, and the "
+    "judge's reasoning when it judged the answer.",
+    "Decide: citation errors (document_not_found, span_out_of_bounds, …) point at retrieval or "
+    "the answer's formatting; not_supported claims with valid citations point at generation.",
+    "From a shell: `ragmon audit --app APP --since 15m --verdict not_supported` lists the same "
+    "answers; `--json` for scripts, `--follow` to watch new ones arrive.",
+    "Dead letters: `ragmon dlq list`, `ragmon dlq show`, and after a fix `ragmon dlq replay` "
+    "(a dry run unless --yes; replaying twice does nothing).",
+)
+
+
+def render_runbook(evidence_base: str) -> str:
+    steps = "".join(f"<li>{esc(s)}</li>" for s in RUNBOOK_STEPS)
+    return (
+        "<!doctype html><html lang=en><head><meta charset=utf-8><title>ragmon runbook</title>"
+        f"<style>{_CSS}</style></head><body><h1>ragmon: from a page to the evidence</h1>"
+        f"<ol>{steps}</ol><p>Evidence page: {link(evidence_base + EVIDENCE_PATH, evidence_base + EVIDENCE_PATH)}"
+        "?app=APP&amp;rule=RULE&amp;since=15m</p></body></html>"
+    )

@@ -1,0 +1,174 @@
+"""Selecting and ranking audit records: one definition for the evidence page and `ragmon audit`,
+so both answer the same question with the same answers.
+
+An item is an audit record as published (a dict) with where it was read (`AuditItem`). The
+check path writes one record per failing or sampled answer (`audit_reason` failure | sample);
+the judge agent writes one per judged answer (`reason` judge). A redelivered answer can be
+audited twice: the first record of an event id is kept.
+
+Pure: standard library only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from monitor.oncall.contribution import FIGURE_FIELDS, inclusion_weight, rank
+
+CLAIM_VERDICTS = ("supported", "partially_supported", "not_supported", "unverifiable")
+
+
+@dataclass(frozen=True, slots=True)
+class AuditItem:
+    record: dict[str, Any]
+    partition: int = -1
+    offset: int = -1
+    timestamp: float | None = None  # the Kafka record's, epoch seconds
+
+    @property
+    def is_judge(self) -> bool:
+        return self.record.get("reason") == "judge"
+
+    @property
+    def at(self) -> float | None:
+        """When the answer was audited (checked or judged), else the record's timestamp."""
+        for key in ("audited_at", "judged_at"):
+            value = self.record.get(key)
+            if isinstance(value, int | float):
+                return float(value)
+        return self.timestamp
+
+
+@dataclass(frozen=True, slots=True)
+class AuditFilter:
+    app: str | None = None
+    start: float | None = None
+    end: float | None = None
+    event_id: str | None = None
+    verdicts: tuple[str, ...] = ()  # any claim with one of these verdicts (cheap or judge)
+    reasons: tuple[str, ...] = ()  # audit reason, citation error code or a claim reason's start
+    judge: bool = True  # judge records too
+
+    def in_range(self, item: AuditItem) -> bool:
+        at = item.at
+        if at is None:
+            return self.start is None and self.end is None
+        return (self.start is None or at >= self.start) and (self.end is None or at <= self.end)
+
+    def matches(self, item: AuditItem) -> bool:
+        r = item.record
+        if self.app is not None and r.get("app") != self.app:
+            return False
+        if self.event_id is not None and r.get("event_id") != self.event_id:
+            return False
+        if item.is_judge and not self.judge:
+            return False
+        if not self.in_range(item):
+            return False
+        if self.verdicts and not set(self.verdicts) & claim_verdicts(r):
+            return False
+        return not self.reasons or any(has_reason(r, reason) for reason in self.reasons)
+
+
+def claim_verdicts(record: Mapping[str, Any]) -> set[str]:
+    return {str(c.get("verdict")) for c in record.get("claims") or [] if c.get("verdict")}
+
+
+def has_reason(record: Mapping[str, Any], reason: str) -> bool:
+    if reason in (record.get("audit_reason"), record.get("reason")):
+        return True
+    if any(c.get("error") == reason for c in record.get("citations") or []):
+        return True
+    return any(
+        str(text).startswith(reason)
+        for c in record.get("claims") or []
+        for text in c.get("reasons") or []
+    )
+
+
+def record_counts(record: Mapping[str, Any]) -> dict[str, int]:
+    """The answer's window counts from its audit record, as agents.output.records.verdict_vector
+    counts them from the verdict: decided = cited and not unverifiable; unsupported = judged
+    not_supported or without a valid citation."""
+    citations = record.get("citations") or []
+    valid_ids = {c.get("index") for c in citations if c.get("status") == "valid"}
+    claims = record.get("claims") or []
+    cited = decided = supported = unsupported = 0
+    for c in claims:
+        verdict = c.get("verdict")
+        indexes = c.get("citation_indexes") or []
+        if indexes:
+            cited += 1
+            if verdict != "unverifiable":
+                decided += 1
+                supported += verdict == "supported"
+        if verdict == "not_supported" or valid_ids.isdisjoint(indexes):
+            unsupported += 1
+    return {
+        "citations": len(citations),
+        "valid_citations": len(valid_ids),
+        "claims": len(claims),
+        "cited_claims": cited,
+        "decided_claims": decided,
+        "supported_claims": supported,
+        "unsupported_claims": unsupported,
+    }
+
+
+@dataclass
+class Answer:
+    """One answer's records: the check path's (first seen) and the judge's (latest)."""
+
+    event_id: str
+    check: AuditItem | None = None
+    judge: AuditItem | None = None
+    duplicates: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def group(items: Iterable[AuditItem]) -> dict[str, Answer]:
+    answers: dict[str, Answer] = {}
+    for item in items:
+        eid = str(item.record.get("event_id") or "")
+        if not eid:
+            continue
+        answer = answers.setdefault(eid, Answer(eid))
+        if item.is_judge:
+            if answer.judge is None or (item.at or 0) >= (answer.judge.at or 0):
+                answer.judge = item
+        elif answer.check is None:
+            answer.check = item
+        else:
+            answer.duplicates += 1
+    return answers
+
+
+def ranked_answers(
+    answers: Mapping[str, Answer], figure: str | None, op: str, sample_rate: float
+) -> tuple[list[tuple[Answer, float | None]], dict[str, float] | None]:
+    """Answers with their move of the rate, largest first, and the window's estimated totals.
+    Without a per-answer figure (judge errors, dead letters): newest first, no move."""
+    checked = [a for a in answers.values() if a.check is not None]
+    if figure not in FIGURE_FIELDS:
+        ordered = sorted(checked, key=lambda a: (-(_at(a)), a.event_id))
+        return [(a, None) for a in ordered], None
+    counts = {a.event_id: record_counts(a.check.record) for a in checked if a.check}
+    weights = {
+        a.event_id: inclusion_weight(a.check.record.get("audit_reason"), sample_rate)
+        for a in checked
+        if a.check
+    }
+    ranking = rank(counts.items(), figure, op, weights=weights)
+    num, den = FIGURE_FIELDS[figure]
+    totals = {
+        num: sum(weights[e] * c[num] for e, c in counts.items()),
+        den: sum(weights[e] * c[den] for e, c in counts.items()),
+    }
+    return [(answers[c.event_id], c.move) for c in ranking], totals
+
+
+def _at(answer: Answer) -> float:
+    item = answer.check or answer.judge
+    return (item.at if item is not None else None) or 0.0
