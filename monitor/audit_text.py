@@ -38,6 +38,14 @@ def clip(text: str | None, limit: int) -> str | None:
     return text[: max(0, limit - 1)] + "…"
 
 
+def bare_marker(raw: str) -> str:
+    """A citation marker without the quote an extended citation carries:
+    `[a.pdf:1:0-9 | excerpt: "…"]` → `[a.pdf:1:0-9]`."""
+    if "|" not in raw:
+        return raw
+    return raw.split("|", 1)[0].rstrip() + ("]" if raw.startswith("[") else "")
+
+
 def span_context(event: AnswerEvent, result: CitationResult, chars: int) -> tuple[str, str] | None:
     """The document text just before and after a valid span citation, or None when the
     citation is not a character span (lines, numbers, paths and segments cite whole units)."""
@@ -104,12 +112,13 @@ def explain(
         for entry in citations:
             entry.pop("cited_text", None)
         if policy.level == "none":
+            # `text` and `raw` are required by verdict.schema.json: emptied, not removed
             for entry in claims:
-                entry.pop("text", None)
+                entry["text"] = ""
                 # a reason may quote the claim ("number_missing:2023"): its code only
                 entry["reasons"] = [str(r).split(":", 1)[0] for r in entry.get("reasons", [])]
             for entry in citations:
-                entry.pop("raw", None)  # an extended citation quotes the document
+                entry["raw"] = bare_marker(str(entry.get("raw", "")))
     out["claims"], out["citations"] = claims, citations
     out["text_level"] = policy.level
     return out

@@ -112,7 +112,7 @@ class CheckWork:
         audit = None
         if self.audit is not None:
             audit = self.audit.build(
-                verdict, {"topic": source[0], "partition": source[1], "offset": source[2]}
+                verdict, {"topic": source[0], "partition": source[1], "offset": source[2]}, event
             )
         keep = keep_objects or _wanted(event, verdict, self.hook_rate, self.judge_rates)
         return Checked(

@@ -22,7 +22,8 @@ from agents.output.audit_record import AuditBuilder, AuditEntry
 from agents.telemetry.counting import Children
 from agents.telemetry.metrics import Metrics
 from monitor.audit import Redactor
-from monitor.models import Verdict
+from monitor.audit_text import AuditText, strip_judge_text
+from monitor.models import AnswerEvent, Verdict
 from monitor.settings import Settings
 
 LOG_FILE_MAX_BYTES = 50 * 1024 * 1024
@@ -69,6 +70,22 @@ def _dumps(obj: Any, **kwargs: Any) -> str:
     return text
 
 
+def audit_text(settings: Settings) -> AuditText:
+    return AuditText(
+        level=settings.audit_text,
+        passage_chars=settings.audit_cited_text_chars,
+        context_chars=settings.audit_context_chars,
+        answer_chars=settings.audit_answer_chars,
+    )
+
+
+def judge_audit_record(settings: Settings, record: dict[str, Any]) -> dict[str, Any]:
+    """A judge agent's audit record under the same text policy and redaction as the check's."""
+    out = strip_judge_text(record, settings.audit_text)
+    redactor = Redactor.from_setting(settings.redact)
+    return redactor.record(out) if redactor else out
+
+
 class AuditTrail:
     def __init__(
         self,
@@ -92,11 +109,17 @@ class AuditTrail:
             cited_text_chars=settings.audit_cited_text_chars,
             redactor=redactor if redactor else None,
             keep_dict=self.logger is not None,
+            text=audit_text(settings),
+            judge_rates=(settings.judge_sample_rate, settings.judge_oversample_rate)
+            if settings.judge_enabled
+            else None,
         )
 
-    def offer(self, verdict: Verdict, source: dict[str, Any]) -> str | None:
+    def offer(
+        self, verdict: Verdict, source: dict[str, Any], event: AnswerEvent | None = None
+    ) -> str | None:
         """Record the verdict if it is failing or sampled; returns why, or None."""
-        entry = self.builder.build(verdict, source)
+        entry = self.builder.build(verdict, source, event)
         if entry is None:
             return None
         self.keep(verdict.event_id, entry)

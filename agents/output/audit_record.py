@@ -1,5 +1,9 @@
 """Audit records built from a verdict: which answers are audited, and the record's bytes.
 
+A record explains itself (monitor.audit_text): the question, the answer, each cited passage
+with its context, model and tenant, as far as RAGMON_AUDIT_TEXT allows; `sampled_for_judge`
+says whether the judge's sampling rule took the answer.
+
 Pure computation (no logger, no metrics, no producer), so a check process can build the
 records next to the check and hand the worker only their bytes (agents/checking/pool.py).
 """
@@ -12,7 +16,9 @@ from typing import Any
 
 from agents.output.jsonout import dumps
 from monitor.audit import Redactor, audit_reason
-from monitor.models import Verdict
+from monitor.audit_text import AuditText, explain
+from monitor.judge.plan import sample_reason
+from monitor.models import AnswerEvent, Verdict
 from monitor.verdict_io import verdict_to_dict
 
 #: A record must fit in one Kafka message (1 MB by default) with room for headers.
@@ -60,16 +66,28 @@ class AuditBuilder:
     cited_text_chars: int = 0
     redactor: Redactor | None = None
     keep_dict: bool = True  # the worker writes audit log lines (RAGMON_AUDIT_LOG)
+    text: AuditText | None = None  # None: the lean record (no question, answer or context)
+    judge_rates: tuple[float, float] | None = None  # (base, oversample) when the judge is on
 
-    def build(self, verdict: Verdict, source: dict[str, Any]) -> AuditEntry | None:
+    def build(
+        self, verdict: Verdict, source: dict[str, Any], event: AnswerEvent | None = None
+    ) -> AuditEntry | None:
         """The verdict's audit record if it is failing or sampled, else None."""
         reason = audit_reason(verdict, self.sample_rate)
         if reason is None:
             return None
-        if self.cited_text_chars:
+        if self.text is not None:
+            passages = self.text.passage_chars if self.text.level == "all" else 0
+            record = explain(verdict_to_dict(verdict, passages), event, verdict, self.text)
+        elif self.cited_text_chars:
             record = verdict_to_dict(verdict, self.cited_text_chars)
         else:
             record = lean_verdict_dict(verdict)
+        if event is not None and self.judge_rates is not None:
+            base, oversample = self.judge_rates
+            record["sampled_for_judge"] = (
+                sample_reason(event, verdict, base, oversample) is not None
+            )
         record["audit_reason"] = reason
         record["source"] = source
         record["audited_at"] = round(time.time(), 6)

@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from agents.judging.agent import (
     JudgeRunner,
+    Publish,
     attach_judge_agent,
     build_judge_runner,
     score_publisher,
     topic_publisher,
 )
+from agents.output.audit import judge_audit_record
 from agents.telemetry.metrics import AppLabels
 from monitor.judge.plan import plan_judge_request
 from monitor.models import AnswerEvent, Verdict
@@ -61,7 +63,7 @@ def install_judge(
         metrics,
         labels,
         publish=topic_publisher(channels["verdicts"]),
-        audit=topic_publisher(channels["audit_json"]),
+        audit=_policed(settings, topic_publisher(channels["audit_json"])),
         correct=score_publisher(channels["scores"]),
         client=client,
     )
@@ -95,3 +97,12 @@ def install_judge(
     processor.judge_rates = (settings.judge_sample_rate, settings.judge_oversample_rate)
     attach_judge_agent(app, runner, channels["judge-requests"])
     return runner
+
+
+def _policed(settings: Settings, publish: Publish) -> Publish:
+    """Judge audit records under RAGMON_AUDIT_TEXT and RAGMON_REDACT, like the check's."""
+
+    async def send(record: dict[str, Any]) -> None:
+        await publish(judge_audit_record(settings, record))
+
+    return send

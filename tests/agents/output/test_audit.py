@@ -125,11 +125,14 @@ def test_audit_log_file_gets_one_json_line_per_record(tmp_path: Any) -> None:
     assert "logged_at" in record
 
 
-def test_audit_records_leave_the_evidence_out_unless_asked() -> None:
+def test_audit_records_keep_the_evidence_unless_told_not_to() -> None:
     source = {"topic": "ragmon.answers", "partition": 0, "offset": 1}
-    lean, full = Sent(), Sent()
-    AuditTrail(load_settings(), None, send=lean).offer(mixed_verdict("e1"), source)
-    AuditTrail(load_settings(audit_cited_text_chars=3), None, send=full).offer(
+    lean, default, short = Sent(), Sent(), Sent()
+    AuditTrail(load_settings(audit_text="claims"), None, send=lean).offer(
+        mixed_verdict("e1"), source
+    )
+    AuditTrail(load_settings(), None, send=default).offer(mixed_verdict("e1"), source)
+    AuditTrail(load_settings(audit_cited_text_chars=3), None, send=short).offer(
         mixed_verdict("e1"), source
     )
     record = lean.records[0][1]
@@ -137,16 +140,44 @@ def test_audit_records_leave_the_evidence_out_unless_asked() -> None:
         ["doc_id", "error", "format", "index", "raw", "status"]
     ] * 3
     assert [c["status"] for c in record["citations"]] == ["valid", "valid", "invalid"]
-    # Otherwise the same verdict record as the offline checks write.
+    # Otherwise the same verdict record as the offline checks write, with claim offsets.
     from monitor.verdict_io import verdict_to_dict
 
-    expected = verdict_to_dict(mixed_verdict("e1"))
+    v = mixed_verdict("e1")
+    expected = verdict_to_dict(v)
     for c in expected["citations"]:
         del c["cited_text"]
+    for c, result in zip(expected["claims"], v.claims, strict=True):
+        c["start"], c["end"] = result.claim.start, result.claim.end
+    expected["text_level"] = "claims"
     assert {
         k: v for k, v in record.items() if k not in ("audit_reason", "source", "audited_at")
     } == (expected)
-    assert [c["cited_text"] for c in full.records[0][1]["citations"]] == ["te…"] * 3
+    full = [c["cited_text"] for c in default.records[0][1]["citations"]]
+    assert full == [c.cited_text for c in v.citations]
+    assert [c["cited_text"] for c in short.records[0][1]["citations"]] == ["te…"] * 3
+
+
+def test_sampled_for_judge_is_the_judge_sampling_rule() -> None:
+    from monitor.models import AnswerEvent
+
+    event = AnswerEvent(event_id="e1", answer="x", app="a", question="q?", model="m")
+    source: dict[str, Any] = {}
+
+    def offered(**settings: Any) -> dict[str, Any]:
+        sent = Sent()
+        AuditTrail(load_settings(**settings), None, send=sent).offer(
+            mixed_verdict("e1"), source, event
+        )
+        return sent.records[0][1]
+
+    assert offered(judge_enabled=True, judge_sample_rate=1.0)["sampled_for_judge"] is True
+    off = offered(judge_enabled=True, judge_sample_rate=0.0, judge_oversample_rate=0.0)
+    assert off["sampled_for_judge"] is False
+    assert offered(judge_enabled=False, judge_sample_rate=1.0)["sampled_for_judge"] is False
+    rec = offered()
+    assert (rec["question"], rec["answer"], rec["model"]) == ("q?", "x", "m")
+    assert "question" not in offered(audit_text="none")
 
 
 def test_lone_surrogates_are_escaped_not_fatal() -> None:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from monitor.audit_text import AuditText, clip, strip_judge_text
+from monitor.audit_text import AuditText, bare_marker, clip, strip_judge_text
 from tests.unit.monitor.oncall.conftest import DOC, audit_record, event_dict
 
 
@@ -63,8 +63,15 @@ def test_none_level_keeps_no_free_text() -> None:
     assert {k for k, _ in texts} <= {
         "event_id", "app", "format", "doc_id", "status", "error", "kind", "verdict",
         "confidence", "tier", "reasons", "overall_parts", "model", "tenant", "text_level",
+        "raw", "text",
     }  # fmt: skip
     assert not any("revenue" in v.lower() or "script" in v for _, v in texts)
+    assert {c["text"] for c in rec["claims"]} == {""}
+
+
+def test_bare_marker() -> None:
+    assert bare_marker('[a.pdf:1:0-9 | excerpt: "secret"]') == "[a.pdf:1:0-9]"
+    assert bare_marker("[3]") == "[3]"
 
 
 def test_judge_reasoning_is_dropped_only_at_level_none() -> None:
