@@ -19,6 +19,7 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.exposition import choose_encoder
 
 from agents.checking.pool import CheckPool
+from agents.evidence.web import install as install_evidence
 from agents.judging.canary import cheap_canary_hook
 from agents.kafka import faust_fixes
 from agents.kafka.broker import free_port
@@ -322,3 +323,4 @@ def _install_web(rapp: RagmonApp) -> None:
 
     app.page("/metrics", name="ragmon_metrics")(metrics_view)
     app.page("/status", name="ragmon_status")(status_view)
+    install_evidence(app, rapp.settings, int(app.conf.web_port))

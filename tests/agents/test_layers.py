@@ -21,12 +21,13 @@ RANKS: dict[str, int] = {
     "checking": 3,
     "judging": 4,
     "grafana": 5,
-    "stream": 6,
-    "evaluation": 7,
-    "bench": 8,
-    "demo": 9,
-    "commands": 10,
-    "cli": 11,
+    "evidence": 6,
+    "stream": 7,
+    "evaluation": 8,
+    "bench": 9,
+    "demo": 10,
+    "commands": 11,
+    "cli": 12,
     "__init__": -1,  # agents/__init__.py imports nothing and may be imported by anyone
 }
 

@@ -1,0 +1,161 @@
+"""The evidence page on the worker's web server: `/evidence` (HTML), `/evidence/api` (the same
+report as JSON), `/evidence/api/record` and `/evidence/api/answer` (one raw audit or answer
+record), `/evidence/runbook`.
+
+Why on the worker and not a separate `ragmon ui`: the alert's link must work wherever ragmon
+runs, with nothing else to deploy; the worker already serves /metrics on a known address
+(RAGMON_METRICS_HOST, loopback by default). Every worker can answer for every app, since a
+request reads the audit topic by timestamp (agents.evidence.source) rather than the worker's
+own state: memory is bounded by RAGMON_EVIDENCE_MAX_RECORDS per request and
+RAGMON_EVIDENCE_MAX_HOURS of range, and nothing is kept between requests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import structlog
+
+from agents.evidence.source import audit_topic, decoded, read_one, read_window
+from agents.kafka.topics import topic_specs
+from monitor.alerts import AlertRule, load_rules, parse_duration
+from monitor.errors import ConfigError, RagmonError
+from monitor.oncall.links import (
+    API_PATH,
+    EVIDENCE_PATH,
+    RUNBOOK_PATH,
+    base_url,
+    parse_time,
+)
+from monitor.oncall.page import esc, render_page, render_runbook
+from monitor.oncall.query import CLAIM_VERDICTS
+from monitor.oncall.report import EvidenceQuery, build_report
+from monitor.settings import Settings
+
+log = structlog.get_logger("ragmon.evidence")
+
+DEFAULT_SINCE = "15m"
+#: one request at a time reads the topic: the page must never compete with the check path
+_READS = asyncio.Semaphore(1)
+
+
+class BadQuery(RagmonError):
+    """A request the page cannot answer (400)."""
+
+
+def parse_query(
+    params: Any, settings: Settings, rules: dict[str, AlertRule], now: float
+) -> EvidenceQuery:
+    app = str(params.get("app") or "").strip()
+    if not app:
+        raise BadQuery("give an app: /evidence?app=APP&rule=RULE&since=15m (or from=&to=)")
+    rule = None
+    name = str(params.get("rule") or "").strip()
+    if name:
+        if name not in rules:
+            raise BadQuery(f"unknown rule {name!r}; rules: {', '.join(sorted(rules))}")
+        rule = rules[name]
+    try:
+        end = parse_time(params["to"]) if params.get("to") else now
+        if params.get("from"):
+            start = parse_time(params["from"])
+        else:
+            since = params.get("since") or (
+                f"{int(rule.window_seconds + rule.for_seconds)}s" if rule else DEFAULT_SINCE
+            )
+            start = end - parse_duration(since, "since")
+    except (ValueError, ConfigError) as exc:
+        raise BadQuery(str(exc)) from None
+    if start > end:
+        raise BadQuery("from is after to")
+    start = max(start, end - settings.evidence_max_hours * 3600)
+    verdicts = tuple(v for v in str(params.get("verdict") or "").split(",") if v)
+    if set(verdicts) - set(CLAIM_VERDICTS):
+        raise BadQuery(f"verdict must be among {', '.join(CLAIM_VERDICTS)}")
+    limit = settings.evidence_answers
+    if params.get("limit"):
+        try:
+            limit = max(1, min(int(params["limit"]), 500))
+        except ValueError:
+            raise BadQuery("limit must be a number") from None
+    return EvidenceQuery(app, start, end, rule, verdicts, limit)
+
+
+async def evidence_report(settings: Settings, query: EvidenceQuery) -> dict[str, Any]:
+    async with _READS:
+        window = await read_window(
+            settings, query.start, query.end, settings.evidence_max_records, query.app
+        )
+    return build_report(
+        window.items,
+        query,
+        settings.audit_sample_rate,
+        records_read=window.read,
+        truncated=window.truncated,
+    )
+
+
+def install(app: Any, settings: Settings, port: int) -> None:
+    """Add the evidence routes to a Faust app's web server."""
+    rules = {r.name: r for r in load_rules(settings.rules_file)}
+    base = base_url(settings.public_url, settings.metrics_host, port)
+    topics = {role: spec.name for role, spec in topic_specs(settings).items()}
+
+    async def report_for(view: Any, request: Any) -> tuple[dict[str, Any] | None, Any]:
+        try:
+            query = parse_query(request.query, settings, rules, time.time())
+            return await evidence_report(settings, query), None
+        except BadQuery as exc:
+            return None, str(exc)
+        except RagmonError as exc:  # the broker is unreachable
+            log.warning("evidence page could not read the audit topic", error=str(exc))
+            return None, f"cannot read the audit trail: {exc}"
+
+    async def page_view(view: Any, request: Any) -> Any:
+        report, problem = await report_for(view, request)
+        if report is None:
+            return view.html(
+                f"<!doctype html><title>ragmon evidence</title><p>{esc(problem)}</p>", status=400
+            )
+        return view.html(render_page(report, base))
+
+    async def api_view(view: Any, request: Any) -> Any:
+        report, problem = await report_for(view, request)
+        if report is None:
+            return view.json({"error": problem}, status=400)
+        return view.json(report)
+
+    async def record_view(view: Any, request: Any, role: str) -> Any:
+        q = request.query
+        topic = topics.get(role) if role == "audit" else (q.get("topic") or topics["answers"])
+        if topic not in (topics["answers"], topics["audit"], topics["dlq"]):
+            return view.json({"error": "only the answers, audit and dlq topics"}, status=400)
+        try:
+            partition, offset = int(q.get("partition", "")), int(q.get("offset", ""))
+        except ValueError:
+            return view.json({"error": "give partition and offset"}, status=400)
+        async with _READS:
+            message = await read_one(settings, topic, partition, offset)
+        if message is None:
+            return view.json({"error": "no such record (past retention?)"}, status=404)
+        return view.json({"topic": topic, **decoded(message)})
+
+    async def audit_record_view(view: Any, request: Any) -> Any:
+        return await record_view(view, request, "audit")
+
+    async def answer_record_view(view: Any, request: Any) -> Any:
+        return await record_view(view, request, "answers")
+
+    async def runbook_view(view: Any, request: Any) -> Any:
+        return view.html(render_runbook(base))
+
+    app.page(EVIDENCE_PATH, name="ragmon_evidence")(page_view)
+    app.page(API_PATH, name="ragmon_evidence_api")(api_view)
+    app.page(API_PATH + "/record", name="ragmon_evidence_record")(audit_record_view)
+    app.page(API_PATH + "/answer", name="ragmon_evidence_answer")(answer_record_view)
+    app.page(RUNBOOK_PATH, name="ragmon_runbook")(runbook_view)
+    log.debug(
+        "evidence page installed", url=base + EVIDENCE_PATH, audit_topic=audit_topic(settings)
+    )

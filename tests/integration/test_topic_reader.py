@@ -1,0 +1,63 @@
+"""Reading a time range of a topic by timestamp (offsets-for-times) on the embedded broker."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import pytest
+
+from agents.kafka.broker import EmbeddedBroker
+from agents.kafka.reader import read_topic
+from monitor.settings import load_settings
+from tests.integration.conftest import Namespace
+
+pytestmark = pytest.mark.integration
+
+
+async def _publish(bootstrap: str, topic: str, groups: int, pause: float) -> list[float]:
+    """`groups` groups of 6 records (2 per partition), `pause` seconds apart; returns the time
+    each group started. The embedded broker looks timestamps up by when it received a record,
+    so the groups are spread in real time."""
+    from aiokafka import AIOKafkaProducer
+    from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        await admin.create_topics([NewTopic(topic, 3, 1)])
+    finally:
+        await admin.close()
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap)
+    await producer.start()
+    starts = []
+    try:
+        for g in range(groups):
+            starts.append(time.time())
+            for i in range(6 * g, 6 * g + 6):
+                await producer.send_and_wait(topic, json.dumps({"i": i}).encode(), partition=i % 3)
+            await asyncio.sleep(pause)
+    finally:
+        await producer.stop()
+    return starts
+
+
+def _read(settings, topic: str, **kw) -> list[int]:  # type: ignore[no-untyped-def]
+    async def main() -> list[int]:
+        return [json.loads(m.value)["i"] async for m in read_topic(settings, topic, **kw)]
+
+    return sorted(asyncio.run(main()))
+
+
+def test_a_time_range_is_read_by_seeking_not_scanning(broker: EmbeddedBroker) -> None:
+    ns = Namespace("reader")
+    topic = ns.topic("audit")
+    starts = asyncio.run(_publish(broker.bootstrap, topic, 4, 1.0))
+    settings = load_settings(bootstrap_servers=broker.bootstrap)
+    assert _read(settings, topic) == list(range(24))
+    # from the third group's start to just before the fourth's: records 12..17 only
+    got = _read(settings, topic, start=starts[2] - 0.05, end=starts[3] - 0.3, slack=0)
+    assert got == list(range(12, 18))
+    assert _read(settings, topic, start=time.time() + 60) == []
+    assert _read(settings, topic, only=[(1, 3), (2, 0), (0, 99)]) == [2, 10]
