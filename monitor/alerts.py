@@ -215,7 +215,9 @@ class Transition:
     value: float
     figures: WindowFigures
     notification_id: str
-    examples: tuple[str, ...] = ()
+    examples: tuple[str, ...] = ()  # ranked: the answer that moved the rate most first
+    evidence_url: str | None = None  # the evidence page for this app, rule and breach
+    runbook_url: str | None = None
 
 
 def notification_id(rule: str, app: str, since: float) -> str:

@@ -7,6 +7,7 @@ with a bounded queue and retries, so a down or slow Grafana never blocks the str
 
 from __future__ import annotations
 
+import html
 import threading
 import time
 from collections import deque
@@ -191,7 +192,13 @@ def annotation_text(t: Transition) -> str:
         + (f"; {others}" if others else ""),
     ]
     if t.examples:
-        lines.append("examples: " + ", ".join(t.examples[:5]))
+        lines.append("examples (moved the rate most first): " + ", ".join(t.examples[:5]))
+    if t.evidence_url:
+        # Grafana renders annotation text as HTML: a link, not a bare URL
+        href = html.escape(t.evidence_url, quote=True)
+        lines.append(f'<a href="{href}">evidence: the answers behind it</a>')
+    if t.runbook_url:
+        lines.append(f'<a href="{html.escape(t.runbook_url, quote=True)}">runbook</a>')
     return "\n".join(lines)
 
 

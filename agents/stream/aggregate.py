@@ -42,6 +42,9 @@ log = structlog.get_logger("ragmon.aggregate")
 
 ALERT_EVAL_INTERVAL = 1.0  # seconds between rule evaluations per app
 EXAMPLES_KEPT = 5
+#: failing answers kept per app with their counts, to rank an alert's examples by how much
+#: each moved the rate (the newest; ~100 bytes each)
+CANDIDATES_KEPT = 2_000
 
 
 def partition_for_app(app: str, partitions: int) -> int:
@@ -88,6 +91,7 @@ class WindowAggregator:
         self.next_offsets: dict[int, int] = {}
         self.published: set[str] = set()
         self.examples: dict[str, deque[str]] = {}
+        self.candidates: dict[str, deque[tuple[str, float, list[int]]]] = {}
         self._last_eval: dict[str, float] = {}
         self.counted = 0
         self.duplicates = 0
@@ -118,6 +122,7 @@ class WindowAggregator:
         done, first = Handled(), []
         buckets: dict[float, list[int]] = {}
         examples = self.examples.setdefault(batch.app, deque(maxlen=EXAMPLES_KEPT))
+        candidates = self.candidates.setdefault(batch.app, deque(maxlen=CANDIDATES_KEPT))
         for entry in batch.entries:
             at = entry.counted_at if entry.counted_at is not None else now
             if judge and (entry.event_id is None or at < now - self.window_seconds - self.step):
@@ -137,6 +142,7 @@ class WindowAggregator:
                 done.counted += 1
                 if entry.failed and entry.event_id:
                     examples.append(entry.event_id)
+                    candidates.append((entry.event_id, at, list(entry.vector)))
         if buckets or first:
             store.commit(source, batch.app, batch.kind, first, buckets, now)
         if done.duplicates:
@@ -157,7 +163,18 @@ class WindowAggregator:
         self._last_eval[app] = now
         counts = vector_to_counts(self.rolling(app, now))
         figures = WindowFigures.from_counts(app, now, **counts)
-        self.alerting.observe(figures, examples=list(self.examples.get(app, ())))
+        since = now - self.window_seconds
+        candidates = [
+            (eid, vector_to_counts(vector))
+            for eid, at, vector in self.candidates.get(app, ())
+            if at >= since
+        ]
+        self.alerting.observe(
+            figures,
+            examples=list(self.examples.get(app, ())),
+            candidates=candidates,
+            totals=counts,
+        )
 
     # --- window arithmetic ------------------------------------------------------------------
     def rolling(self, app: str, now: float) -> list[int]:

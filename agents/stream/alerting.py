@@ -15,7 +15,7 @@ it to its changelog; a new owner after a rebalance continues from it without re-
 from __future__ import annotations
 
 import contextlib
-from collections.abc import MutableMapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -30,6 +30,8 @@ from monitor.alerts import (
     evaluate_rules,
     load_rules,
 )
+from monitor.oncall.contribution import FIGURE_FIELDS, rank, top_ids
+from monitor.oncall.links import base_url, evidence_url, runbook_url
 from monitor.settings import Settings
 
 log = structlog.get_logger("ragmon.alerts")
@@ -50,8 +52,12 @@ class Alerting:
         metrics: Metrics | None = None,
         notifier: Notifier | None = None,
         store: MutableMapping[str, Any] | None = None,
+        links_base: str | None = None,
+        runbook: str = "",
     ) -> None:
         self.rules = rules
+        self.links_base = links_base  # RAGMON_PUBLIC_URL or the worker's address
+        self.runbook = runbook
         self.metrics = metrics
         self.notifier = notifier
         self.store: MutableMapping[str, Any] = store if store is not None else {}
@@ -64,16 +70,26 @@ class Alerting:
                 firing = AlertState.from_dict(states.get(rule.name)).status == "firing"
                 self.metrics.alert_firing.labels(rule=rule.name, app=app).set(1 if firing else 0)
 
-    def observe(self, figures: WindowFigures, examples: Sequence[str] = ()) -> list[Transition]:
-        """Evaluate every rule on one app's current window; returns the transitions."""
+    def observe(
+        self,
+        figures: WindowFigures,
+        examples: Sequence[str] = (),
+        candidates: Sequence[tuple[str, Mapping[str, int]]] = (),
+        totals: Mapping[str, int] | None = None,
+    ) -> list[Transition]:
+        """Evaluate every rule on one app's current window; returns the transitions.
+
+        `candidates` (event id, counts) are the window's failing answers: a transition's
+        examples are those that moved its rule's figure most (monitor.oncall.contribution),
+        against the window's `totals`; `examples` is the fallback for other figures."""
         before = dict(self.store.get(figures.app) or {})
         states, transitions = evaluate_rules(self.rules, before, figures)
         if states != before:
             self.store[figures.app] = states
         self._set_gauges(figures.app, states)
-        sample = tuple(examples[:MAX_EXAMPLES])
-        transitions = [replace(t, examples=sample) for t in transitions]
+        transitions = [self._explained(t, examples, candidates, totals) for t in transitions]
         for transition in transitions:
+            sample = transition.examples
             log.warning(
                 "alert " + transition.kind,
                 rule=transition.rule.name,
@@ -88,12 +104,33 @@ class Alerting:
                 since=transition.started_at,
                 notification_id=transition.notification_id,
                 examples=list(sample),
+                evidence=transition.evidence_url,
             )
             if self.notifier is not None:
                 self.notifier.submit(transition)
             elif self.metrics is not None:
                 self.metrics.alert_notifications.labels(sink="log", outcome="sent").inc()
         return transitions
+
+    def _explained(
+        self,
+        t: Transition,
+        examples: Sequence[str],
+        candidates: Sequence[tuple[str, Mapping[str, int]]],
+        totals: Mapping[str, int] | None,
+    ) -> Transition:
+        sample = tuple(examples[:MAX_EXAMPLES])
+        if candidates and t.rule.figure in FIGURE_FIELDS:
+            ranked = rank(candidates, t.rule.figure, t.rule.op, totals)
+            sample = top_ids(ranked, MAX_EXAMPLES)
+        links: dict[str, str] = {}
+        if self.links_base is not None:
+            start = t.started_at - t.rule.window_seconds
+            links = {
+                "evidence_url": evidence_url(self.links_base, t.app, t.rule.name, start, t.at),
+                "runbook_url": self.runbook or runbook_url("", self.links_base),
+            }
+        return replace(t, examples=sample, **links)
 
     def restore(self, app: str) -> None:
         """After taking over an app: export its stored alert state, notify nothing."""
@@ -142,6 +179,7 @@ def build_alerting(
     metrics: Metrics | None,
     store: MutableMapping[str, Any] | None = None,
     notifier: Notifier | None = None,
+    port: int | None = None,
 ) -> Alerting:
     rules = load_rules(settings.rules_file)
     for rule in rules:
@@ -154,4 +192,5 @@ def build_alerting(
             )
     if notifier is None:
         notifier = build_notifier(settings, metrics)
-    return Alerting(rules, metrics, notifier, store)
+    base = base_url(settings.public_url, settings.metrics_host, port or settings.metrics_port)
+    return Alerting(rules, metrics, notifier, store, base, settings.runbook_url)

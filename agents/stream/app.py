@@ -192,7 +192,9 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
     faust_fixes.install(
         app, client_kwargs=client_kwargs(settings), fetch_max_wait_ms=settings.fetch_max_wait_ms
     )
-    alerting = deps.alerting or build_alerting(settings, metrics, store=alert_state)
+    alerting = deps.alerting or build_alerting(
+        settings, metrics, store=alert_state, port=int(app.conf.web_port)
+    )
 
     scores = channels["scores"]
     outbox = Outbox()

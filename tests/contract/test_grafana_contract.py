@@ -99,7 +99,9 @@ def test_stand_in_rejects_what_the_spec_rejects(grafana_server: ContractServer) 
 def test_firing_then_resolving_is_one_region_annotation(
     grafana_server: ContractServer, metrics: Metrics
 ) -> None:
-    alerting = Alerting((RULE,), metrics, notifier(grafana_server, metrics))
+    alerting = Alerting(
+        (RULE,), metrics, notifier(grafana_server, metrics), links_base="http://ragmon.example:6066"
+    )
     examples = [f"evt-{i}" for i in range(8)]
     [fired] = alerting.observe(figures(T0, 0.80), examples=examples)
     assert fired.kind == "firing" and firing_value(metrics) == 1
@@ -116,8 +118,16 @@ def test_firing_then_resolving_is_one_region_annotation(
     assert "validity = 0.800 (below 0.95, resolves at 0.97)" in ann["text"]
     assert "validity 0.800; window: 120 events; support 0.900" in ann["text"]
     assert (
-        "examples: evt-0, evt-1, evt-2, evt-3, evt-4" in ann["text"] and "evt-5" not in ann["text"]
+        "examples (moved the rate most first): evt-0, evt-1, evt-2, evt-3, evt-4" in ann["text"]
+        and "evt-5" not in ann["text"]
     )
+    # a link to the answers behind it: the app, the rule, the window before the breach to now
+    start = 1_700_000_000 - RULE.window_seconds
+    assert (
+        f'<a href="http://ragmon.example:6066/evidence?app=support-bot&amp;rule=validity_low'
+        f'&amp;from={start:.0f}&amp;to=1700000000">evidence: the answers behind it</a>'
+    ) in ann["text"]
+    assert '<a href="http://ragmon.example:6066/evidence/runbook">runbook</a>' in ann["text"]
 
     assert alerting.observe(figures(T0 + 60, 0.96)) == []  # between thresholds: still firing
     [resolved] = alerting.observe(figures(T0 + 120, 0.99))

@@ -31,8 +31,11 @@ class FakeAlerting:
         self.restored: list[str] = []
         self.forgotten: list[str] = []
 
-    def observe(self, figures: Any, examples: Any = ()) -> list[Any]:
+    def observe(
+        self, figures: Any, examples: Any = (), candidates: Any = (), totals: Any = None
+    ) -> list[Any]:
         self.observed.append((figures, list(examples)))
+        self.candidates = (list(candidates), totals)
         return []
 
     def restore(self, app: str) -> None:
@@ -265,6 +268,13 @@ def test_alert_rules_see_the_rolling_figures_at_most_once_a_second() -> None:
     assert figures.app == "search" and figures.events == 3
     assert figures.values["cheap_hallucination"] == pytest.approx(4 / 10)
     assert examples == ["e1", "e2"]
+    # the failing answers of the window go along with their counts, to be ranked per rule
+    candidates, totals = alerting.candidates
+    assert [(eid, c["claims"], c["unsupported_claims"]) for eid, c in candidates] == [
+        ("e1", 4, 2),
+        ("e2", 4, 2),
+    ]
+    assert (totals["claims"], totals["unsupported_claims"]) == (10, 4)
 
 
 @pytest.mark.parametrize("app", ["search", "docs-qa", "support-bot", "other", "é-app"])
