@@ -123,14 +123,15 @@ class Alerting:
         if candidates and t.rule.figure in FIGURE_FIELDS:
             ranked = rank(candidates, t.rule.figure, t.rule.op, totals)
             sample = top_ids(ranked, MAX_EXAMPLES)
-        links: dict[str, str] = {}
-        if self.links_base is not None:
-            start = t.started_at - t.rule.window_seconds
-            links = {
-                "evidence_url": evidence_url(self.links_base, t.app, t.rule.name, start, t.at),
-                "runbook_url": self.runbook or runbook_url("", self.links_base),
-            }
-        return replace(t, examples=sample, **links)
+        if self.links_base is None:
+            return replace(t, examples=sample)
+        start = t.started_at - t.rule.window_seconds
+        return replace(
+            t,
+            examples=sample,
+            evidence_url=evidence_url(self.links_base, t.app, t.rule.name, start, t.at),
+            runbook_url=self.runbook or runbook_url("", self.links_base),
+        )
 
     def restore(self, app: str) -> None:
         """After taking over an app: export its stored alert state, notify nothing."""
