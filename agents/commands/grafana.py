@@ -15,7 +15,8 @@ from agents.grafana.render import ROOT, render_files, write_files
 from agents.grafana.sync import apply, folder_uid, plan, summary
 from monitor.alerts import load_rules
 from monitor.errors import ConfigError, GrafanaError
-from monitor.settings import load_settings
+from monitor.oncall.links import base_url
+from monitor.settings import Settings, load_settings
 
 
 def register(sub: Any) -> None:
@@ -71,6 +72,11 @@ def register(sub: Any) -> None:
     p.set_defaults(func=lambda _args: (p.print_help(), 2)[1])
 
 
+def links_base(settings: Settings) -> str:
+    """Where alert and dashboard links point: RAGMON_PUBLIC_URL, else the metrics address."""
+    return base_url(settings.public_url, settings.metrics_host, settings.metrics_port)
+
+
 def run_sync(args: argparse.Namespace) -> int:
     settings = load_settings(getattr(args, "config", None))
     url = args.url or settings.grafana_url
@@ -83,9 +89,14 @@ def run_sync(args: argparse.Namespace) -> int:
         except (OSError, ValueError) as exc:
             raise ConfigError(f"cannot read dashboard {args.dashboard}: {exc}") from exc
     else:
-        dashboard = build_dashboard(rules)
+        dashboard = build_dashboard(rules, links_base(settings))
     bodies = grafana_alert_rules(
-        rules, folder_uid=f_uid, datasource_uid=datasource_uid, org_id=settings.grafana_org_id
+        rules,
+        folder_uid=f_uid,
+        datasource_uid=datasource_uid,
+        org_id=settings.grafana_org_id,
+        links_base=links_base(settings),
+        runbook=settings.runbook_url,
     )
     grafana = None
     if url:
@@ -124,6 +135,8 @@ def run_render(args: argparse.Namespace) -> int:
         source=source or "monitor/rules_default.yaml",
         datasource_uid=args.datasource_uid or settings.grafana_datasource_uid,
         folder_title=settings.grafana_folder,
+        links_base=links_base(settings),
+        runbook=settings.runbook_url,
     )
     root = Path(args.out)
     if args.check:

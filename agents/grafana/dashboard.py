@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from monitor.alerts import AlertRule
+from monitor.oncall.links import DEFAULT_BASE, dashboard_url
 
 DASHBOARD_UID = "ragmon-overview"
 SCHEMA_VERSION = 41  # Grafana 12
@@ -66,6 +67,7 @@ class _Layout:
         overrides: list[dict[str, Any]] | None = None,
         repeat: str | None = None,
         mappings: list[dict[str, Any]] | None = None,
+        links: list[dict[str, Any]] | None = None,
     ) -> None:
         if self.x + w > 24:
             self._next_line()
@@ -80,6 +82,8 @@ class _Layout:
             defaults["custom"] = {"thresholdsStyle": {"mode": "line+area"}}
         if mappings:
             defaults["mappings"] = mappings
+        if links:
+            defaults["links"] = links
         extra: dict[str, Any] = {}
         if repeat:
             extra = {"repeat": repeat, "repeatDirection": "h", "maxPerRow": 4}
@@ -125,7 +129,47 @@ def _override(name: str, props: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def build_dashboard(rules: tuple[AlertRule, ...]) -> dict[str, Any]:
+#: the panel showing what each figure's Prometheus and Grafana-managed rules read
+RULE_PANELS = {
+    "validity": "Citation validity (counters, all workers)",
+    "support": "Support: estimate and 95% interval ($app)",
+    "hallucination": "Hallucination: estimate and 95% interval ($app)",
+    "coverage": "Citation coverage (counters, all workers)",
+}
+
+
+def figure_panel_id(figure: str) -> int | None:
+    """The id of the panel a figure's alert rule links to (`__panelId__`)."""
+    title = RULE_PANELS.get(figure)
+    for panel in build_dashboard(()).get("panels", []):
+        if panel.get("title") == title:
+            return int(panel["id"])
+    return None
+
+
+def _evidence_links(
+    rules: tuple[AlertRule, ...],
+    figure: str,
+    links_base: str | None,
+    app: str = "${__field.labels.app}",
+) -> list[dict[str, Any]] | None:
+    """A data link from each app's series (or, on a panel repeated per app, from the panel's
+    `$app`) to the evidence page for that app, the figure's rule and the dashboard's range."""
+    if links_base is None:
+        return None
+    rule = next((r.name for r in rules if r.figure == figure), None)
+    return [
+        {
+            "title": f"Evidence: the answers behind {app}",
+            "url": dashboard_url(links_base, rule, app),
+            "targetBlank": True,
+        }
+    ]
+
+
+def build_dashboard(
+    rules: tuple[AlertRule, ...], links_base: str | None = DEFAULT_BASE
+) -> dict[str, Any]:
     lay = _Layout()
     lay.row("Quality (alerting figures)")
     valid = _rate("ragmon_citations_total", "app", 'status="valid"', _APP)
@@ -136,6 +180,7 @@ def build_dashboard(rules: tuple[AlertRule, ...]) -> dict[str, Any]:
         w=6,
         thresholds=_threshold(rules, "validity"),
         description="Valid citations / citations, summed over every worker.",
+        links=_evidence_links(rules, "validity", links_base),
     )
     numerator = _rate("ragmon_claim_counts_total", "app", 'kind="cited"', _APP)
     denominator = _rate("ragmon_claim_counts_total", "app", 'kind="claims"', _APP)
@@ -147,6 +192,7 @@ def build_dashboard(rules: tuple[AlertRule, ...]) -> dict[str, Any]:
         thresholds=_threshold(rules, "coverage"),
         description="cited / claims (cheap tier), summed over every worker: what the coverage "
         "alert reads.",
+        links=_evidence_links(rules, "coverage", links_base),
     )
     for figure, title in (("validity", "Validity"), ("coverage", "Coverage")):
         lay.panel(
@@ -156,6 +202,7 @@ def build_dashboard(rules: tuple[AlertRule, ...]) -> dict[str, Any]:
             w=6,
             thresholds=_threshold(rules, figure),
             description="Gauge from the aggregate agent's window (one worker per app).",
+            links=_evidence_links(rules, figure, links_base),
         )
     lay.panel(
         "Judge",
@@ -208,6 +255,7 @@ def build_dashboard(rules: tuple[AlertRule, ...]) -> dict[str, Any]:
             w=12,
             repeat="app",
             thresholds=_threshold(rules, figure),
+            links=_evidence_links(rules, figure, links_base, app="${app}"),
             description="What the LLM judge would say about every claim of the window, "
             "estimated from the cheap score on every claim and the judge's verdicts on the "
             "uniform sample (PPI++), with its 95% interval (the band). The alert fires on the "

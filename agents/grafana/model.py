@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agents.grafana.dashboard import DASHBOARD_UID, figure_panel_id
 from agents.grafana.promql import (
     JOB,
     alert_name,
@@ -18,8 +19,10 @@ from agents.grafana.promql import (
     grafana_expr,
     not_reporting_expr,
     rule_bound,
+    rule_query,
 )
 from monitor.alerts import ESTIMATED, AlertRule, format_duration
+from monitor.oncall.links import DEFAULT_BASE, runbook_url, since_for, template_url
 
 DATASOURCE_UID = "ragmon-prometheus"
 RULE_GROUP = "ragmon"
@@ -144,8 +147,23 @@ def _evaluators(rule: AlertRule) -> tuple[dict[str, Any], dict[str, Any] | None]
     return trigger, recover
 
 
-def alert_rule_body(rule: AlertRule) -> dict[str, Any]:
+def alert_rule_body(
+    rule: AlertRule, links_base: str = DEFAULT_BASE, runbook: str = ""
+) -> dict[str, Any]:
     """Fields common to the API and the provisioning file (no org/folder/group)."""
+    annotations = {
+        "summary": rule.summary or rule.name,
+        "description": _grafana_description(rule),
+        "runbook_url": runbook_url(runbook, links_base),
+        # the notification links to the dashboard panel the rule reads
+        "__dashboardUid__": DASHBOARD_UID,
+    }
+    panel = figure_panel_id(rule.figure)
+    if panel is not None:
+        annotations["__panelId__"] = str(panel)
+    if rule_query(rule).per_app:
+        since = since_for(rule.window_seconds, rule.for_seconds)
+        annotations["evidence_url"] = template_url(links_base, rule.name, since)
     return {
         "uid": rule_uid(rule.name),
         "title": f"ragmon {rule.name}",
@@ -154,10 +172,7 @@ def alert_rule_body(rule: AlertRule) -> dict[str, Any]:
         "execErrState": "Error",
         "for": format_duration(rule.for_seconds),
         "labels": {"severity": rule.severity, "ragmon_rule": rule.name},
-        "annotations": {
-            "summary": rule.summary or rule.name,
-            "description": _grafana_description(rule),
-        },
+        "annotations": annotations,
         "isPaused": False,
     }
 
@@ -180,9 +195,11 @@ def _grafana_description(rule: AlertRule) -> str:
     )
 
 
-def _rule_with_data(rule: AlertRule, datasource_uid: str) -> dict[str, Any]:
+def _rule_with_data(
+    rule: AlertRule, datasource_uid: str, links_base: str = DEFAULT_BASE, runbook: str = ""
+) -> dict[str, Any]:
     trigger, recover = _evaluators(rule)
-    body = alert_rule_body(rule)
+    body = alert_rule_body(rule, links_base, runbook)
     body["data"] = _queries(
         grafana_expr(rule), rule.window_seconds, datasource_uid, trigger, recover
     )
@@ -220,9 +237,11 @@ def grafana_alert_rules(
     org_id: int = 1,
     group: str = RULE_GROUP,
     job: str = JOB,
+    links_base: str = DEFAULT_BASE,
+    runbook: str = "",
 ) -> list[dict[str, Any]]:
     """ProvisionedAlertRule bodies for POST/PUT /api/v1/provisioning/alert-rules."""
-    bodies = [_rule_with_data(rule, datasource_uid) for rule in rules]
+    bodies = [_rule_with_data(rule, datasource_uid, links_base, runbook) for rule in rules]
     bodies.append(not_reporting_body(datasource_uid, job))
     return [{**b, "orgID": org_id, "folderUID": folder_uid, "ruleGroup": group} for b in bodies]
 
@@ -234,9 +253,11 @@ def provisioning_doc(
     datasource_uid: str = DATASOURCE_UID,
     org_id: int = 1,
     job: str = JOB,
+    links_base: str = DEFAULT_BASE,
+    runbook: str = "",
 ) -> dict[str, Any]:
     """deploy/grafana/provisioning/alerting/ragmon-rules.yaml (Grafana file provisioning)."""
-    bodies = [_rule_with_data(rule, datasource_uid) for rule in rules]
+    bodies = [_rule_with_data(rule, datasource_uid, links_base, runbook) for rule in rules]
     bodies.append(not_reporting_body(datasource_uid, job))
     return {
         "apiVersion": 1,

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from monitor.alerts import ESTIMATED, AlertRule, format_duration
+from monitor.oncall.links import DEFAULT_BASE, runbook_url, since_for, template_url
 
 JOB = "ragmon"
 
@@ -161,7 +162,25 @@ def _description(rule: AlertRule) -> str:
     )
 
 
-def prometheus_rules(rules: tuple[AlertRule, ...], job: str = JOB) -> dict[str, Any]:
+def rule_annotations(rule: AlertRule, links_base: str, runbook: str = "") -> dict[str, str]:
+    """summary, description, runbook_url and (per app) the evidence page for the firing app."""
+    out = {
+        "summary": rule.summary or rule.name,
+        "description": _description(rule),
+        "runbook_url": runbook_url(runbook, links_base),
+    }
+    if rule_query(rule).per_app:
+        since = since_for(rule.window_seconds, rule.for_seconds)
+        out["evidence_url"] = template_url(links_base, rule.name, since)
+    return out
+
+
+def prometheus_rules(
+    rules: tuple[AlertRule, ...],
+    job: str = JOB,
+    links_base: str = DEFAULT_BASE,
+    runbook: str = "",
+) -> dict[str, Any]:
     """The deploy/prometheus/rules.yml document for these rules."""
     recording: list[dict[str, Any]] = []
     seen: set[str] = set()
@@ -178,10 +197,7 @@ def prometheus_rules(rules: tuple[AlertRule, ...], job: str = JOB) -> dict[str, 
             "expr": prometheus_expr(rule),
             "for": format_duration(rule.for_seconds),
             "labels": {"severity": rule.severity, "ragmon_rule": rule.name},
-            "annotations": {
-                "summary": rule.summary or rule.name,
-                "description": _description(rule),
-            },
+            "annotations": rule_annotations(rule, links_base, runbook),
         }
         for rule in rules
     ]
@@ -194,6 +210,7 @@ def prometheus_rules(rules: tuple[AlertRule, ...], job: str = JOB) -> dict[str, 
             "annotations": {
                 "summary": "No ragmon worker is being scraped successfully",
                 "description": f'No target of job "{job}" has been up for 5 minutes: ragmon metrics and alerts are blind.',
+                "runbook_url": runbook_url(runbook, links_base),
             },
         }
     )
@@ -206,6 +223,7 @@ def prometheus_rules(rules: tuple[AlertRule, ...], job: str = JOB) -> dict[str, 
             "annotations": {
                 "summary": "A ragmon worker is not answering scrapes",
                 "description": "{{ $labels.instance }} has been down for 5 minutes.",
+                "runbook_url": runbook_url(runbook, links_base),
             },
         }
     )

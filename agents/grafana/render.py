@@ -16,6 +16,7 @@ from agents.grafana.dashboard import build_dashboard
 from agents.grafana.model import DATASOURCE_UID, provisioning_doc
 from agents.grafana.promql import JOB, prometheus_rules
 from monitor.alerts import AlertRule
+from monitor.oncall.links import DEFAULT_BASE
 
 ROOT = Path(__file__).resolve().parents[2]
 DASHBOARD_FILE = "dashboards/ragmon.json"
@@ -52,15 +53,24 @@ def render_files(
     datasource_uid: str = DATASOURCE_UID,
     folder_title: str = "ragmon",
     job: str = JOB,
+    links_base: str = DEFAULT_BASE,
+    runbook: str = "",
 ) -> dict[str, str]:
-    """Relative path → file text."""
+    """Relative path → file text. `links_base`: where alerts and the dashboard link to (the
+    evidence page; RAGMON_PUBLIC_URL), `runbook`: RAGMON_RUNBOOK_URL."""
     header = _HEADER.format(source=source)
     prov = provisioning_doc(
-        rules, folder_title=folder_title, datasource_uid=datasource_uid, job=job
+        rules,
+        folder_title=folder_title,
+        datasource_uid=datasource_uid,
+        job=job,
+        links_base=links_base,
+        runbook=runbook,
     )
+    prom = prometheus_rules(rules, job, links_base, runbook)
     return {
-        DASHBOARD_FILE: json.dumps(build_dashboard(rules), indent=2) + "\n",
-        PROMETHEUS_RULES_FILE: header + dump_yaml(prometheus_rules(rules, job)),
+        DASHBOARD_FILE: json.dumps(build_dashboard(rules, links_base), indent=2) + "\n",
+        PROMETHEUS_RULES_FILE: header + dump_yaml(prom),
         GRAFANA_RULES_FILE: header + dump_yaml(prov),
     }
 

@@ -72,6 +72,7 @@ def plan_judge_request(
     # The estimates' sample is the base-rate hash sample only: its inclusion probability is
     # known and equal for every answer, canaries and doubtful answers included. Answers only
     # the oversampling picked stay out of it (their verdicts triage, they are not labels).
+    u = hash_fraction(event.event_id)  # again, for the few sampled answers only
     estimation = u < policy.base_rate and not _weighed_down(verdict, claim_cap)
     request = build_request(event, verdict, items, reason, policy.batch_size, now, estimation)
     decision = sampler.admit(

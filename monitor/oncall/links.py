@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from urllib.parse import quote, urlencode
 
+#: the worker's address with the default settings: what the checked-in rule files link to
+DEFAULT_BASE = "http://127.0.0.1:6066"
 EVIDENCE_PATH = "/evidence"
 API_PATH = "/evidence/api"
 RUNBOOK_PATH = "/evidence/runbook"
@@ -66,9 +68,16 @@ def template_url(base: str, rule: str, since: str) -> str:
     return f"{base}{EVIDENCE_PATH}?app={{{{ $labels.app | urlquery }}}}&rule={rule}&since={since}"
 
 
-def dashboard_url(base: str) -> str:
-    """A Grafana data link: the series' app and the dashboard's time range (ms)."""
-    return f"{base}{EVIDENCE_PATH}?app=${{__field.labels.app}}&from=${{__from}}&to=${{__to}}"
+def dashboard_url(base: str, rule: str | None = None, app: str = "${__field.labels.app}") -> str:
+    """A Grafana data link: the series' app (or a dashboard variable) and the dashboard's time
+    range (ms)."""
+    ruled = f"&rule={quote(rule)}" if rule else ""
+    return f"{base}{EVIDENCE_PATH}?app={app}{ruled}&from=${{__from}}&to=${{__to}}"
+
+
+def since_for(window_seconds: float, for_seconds: float) -> str:
+    """How far back a rule's link looks: its window before the breach began, and its `for`."""
+    return f"{round(window_seconds + for_seconds)}s"
 
 
 def parse_time(value: str) -> float:

@@ -370,3 +370,43 @@ def test_an_estimated_rule_says_the_estimate_the_interval_and_n() -> None:
     text = annotation_text(Transition("firing", rule, "a", T0, T0, 0.12, fig, "id"))
     assert "hallucination lower bound = 0.120 (above 0.1, resolves at 0.07)" in text
     assert "hallucination 0.180 (95% interval 0.120-0.240, 84 judged claims)" in text
+
+
+def test_synced_rules_and_dashboard_link_to_the_panel_and_the_evidence(
+    grafana_server: ContractServer,
+) -> None:
+    """What a paged engineer clicks: each per-app rule names the dashboard and the panel it
+    reads (`__dashboardUid__`/`__panelId__`, Grafana's own annotations), a runbook and the
+    evidence page for the firing app; each app's series on the quality panels links there too."""
+    rules = load_rules()
+    _sync(grafana_server, rules)
+    assert grafana_server.violations == []
+    [stored] = grafana_server.dashboards.values()
+    dashboard = stored["dashboard"]
+    panels = {p["id"]: p for p in dashboard["panels"]}
+    by_rule = {r["uid"]: r for r in grafana_server.rules.values()}
+    for rule in rules:
+        notes = by_rule[f"ragmon-{rule.name.replace('_', '-')}"]["annotations"]
+        assert notes["__dashboardUid__"] == dashboard["uid"]
+        assert notes["runbook_url"] == "http://127.0.0.1:6066/evidence/runbook"
+        if rule.figure in ("judge_error_rate", "dlq_rate"):
+            assert "evidence_url" not in notes  # no app label to fill in
+            continue
+        panel = panels[int(notes["__panelId__"])]
+        # the panel shows what the rule itself reads (counters; the estimate and its interval)
+        assert panel["title"].startswith(
+            {"validity": "Citation validity (counters", "support": "Support: estimate",
+             "hallucination": "Hallucination: estimate",
+             "coverage": "Citation coverage (counters"}[rule.figure]
+        )  # fmt: skip
+        assert notes["evidence_url"] == (
+            "http://127.0.0.1:6066/evidence?app={{ $labels.app | urlquery }}"
+            f"&rule={rule.name}&since={round(rule.window_seconds + rule.for_seconds)}s"
+        )
+        # a panel repeated per app links with its $app, one by app series with the series' app
+        app = "${app}" if panel.get("repeat") == "app" else "${__field.labels.app}"
+        [link] = panel["fieldConfig"]["defaults"]["links"]
+        assert link["url"] == (
+            f"http://127.0.0.1:6066/evidence?app={app}"
+            f"&rule={rule.name}&from=${{__from}}&to=${{__to}}"
+        )
