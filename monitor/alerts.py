@@ -45,7 +45,7 @@ _DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$")
 _UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 _RULE_KEYS = frozenset(
     {"name", "figure", "below", "above", "resolve_at", "window", "min_events", "for",
-     "severity", "apps", "summary", "min_judged"}
+     "severity", "apps", "summary", "min_judged", "no_data"}
 )  # fmt: skip
 
 
@@ -88,6 +88,10 @@ class AlertRule:
     apps: tuple[str, ...] = ()
     summary: str = ""
     min_judged: int = 30
+    #: an app whose window holds no answer at all (its traffic stopped): "resolve" a firing or
+    #: pending alert, as Prometheus (no series) and the Grafana-managed rules (noDataState OK)
+    #: do, or "hold" the state until answers come back
+    no_data: str = "resolve"
 
     def observed(self, figures: WindowFigures) -> float | None:
         """What the rule compares with its thresholds; None: no decision."""
@@ -215,6 +219,7 @@ class Transition:
     value: float
     figures: WindowFigures
     notification_id: str
+    no_data: bool = False  # resolved because the app's window emptied
     examples: tuple[str, ...] = ()  # ranked: the answer that moved the rate most first
     evidence_url: str | None = None  # the evidence page for this app, rule and breach
     runbook_url: str | None = None
@@ -236,6 +241,14 @@ def evaluate(
     if state.updated is not None and at < state.updated:
         return state, None  # a replayed, older window must not move the state backwards
     value = rule.observed(figures)
+    if figures.events == 0 and rule.no_data == "resolve" and state.status != "inactive":
+        if state.status == "pending":
+            return AlertState(updated=at), None
+        since = state.since if state.since is not None else at
+        ident = state.notification_id or notification_id(rule.name, figures.app, since)
+        last = state.value if state.value is not None else rule.resolve_threshold
+        resolved = Transition("resolved", rule, figures.app, at, since, last, figures, ident, True)
+        return AlertState(updated=at), resolved
     if value is None or figures.sample_size(rule.figure) < rule.min_events:
         # Too little data to decide either way: hold, so quiet periods neither fire nor flap.
         return replace(state, updated=at), None
@@ -342,6 +355,9 @@ def _rule(raw: object, where: str) -> AlertRule:
     severity = str(raw.get("severity", "warning"))
     if severity not in SEVERITIES:
         raise ConfigError(f"{where}: severity must be one of {', '.join(SEVERITIES)}")
+    no_data = str(raw.get("no_data", "resolve"))
+    if no_data not in ("resolve", "hold"):
+        raise ConfigError(f"{where}: no_data must be resolve or hold")
     apps = raw.get("apps") or []
     if not isinstance(apps, list) or not all(isinstance(a, str) and a for a in apps):
         raise ConfigError(f"{where}: apps must be a list of app names")
@@ -358,6 +374,7 @@ def _rule(raw: object, where: str) -> AlertRule:
         apps=tuple(apps),
         summary=str(raw.get("summary", "")),
         min_judged=min_judged,
+        no_data=no_data,
     )
 
 

@@ -179,6 +179,8 @@ def annotation_tags(t: Transition) -> list[str]:
 def annotation_text(t: Transition) -> str:
     rule = t.rule
     state = "FIRING" if t.kind == "firing" else "RESOLVED"
+    if t.no_data:
+        state += " (no data: the app's window holds no answer)"
     watched = f"{rule.figure} = {t.value:.3f}"
     if rule.figure in ESTIMATED:  # the rule compares a bound: say which, and the estimate
         bound = "upper" if rule.op == "below" else "lower"

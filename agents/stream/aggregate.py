@@ -154,10 +154,13 @@ class WindowAggregator:
             self._maybe_alert(batch.app)
         return done
 
-    def _maybe_alert(self, app: str) -> None:
+    def _maybe_alert(self, app: str, now: float | None = None) -> None:
+        """Evaluate the app's rules, at most once a second: when its answers arrive, and from
+        the gauge timer (`publish`), so a rule's `for` runs out on time and a quiet app's
+        window empties, whether or not another answer comes."""
         if self.alerting is None:
             return
-        now = self.clock()
+        now = self.clock() if now is None else now
         if now - self._last_eval.get(app, 0.0) < ALERT_EVAL_INTERVAL:
             return
         self._last_eval[app] = now
@@ -235,6 +238,7 @@ class WindowAggregator:
                     m.cheap_verdict_share.labels(app=app, verdict=verdict).set(share)
             if self.alerting is not None:
                 self.alerting.restore(app)
+                self._maybe_alert(app, now)
             self.published.add(app)
             exported[app] = {"events": counts["events"], **values}
         return exported

@@ -15,11 +15,12 @@ it to its changelog; a new owner after a rebalance continues from it without re-
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
 import structlog
+from faust import current_event
 
 from agents.telemetry.metrics import Metrics
 from monitor.alerts import (
@@ -37,6 +38,36 @@ from monitor.settings import Settings
 log = structlog.get_logger("ragmon.alerts")
 
 MAX_EXAMPLES = 5
+
+
+class TableStore(MutableMapping[str, Any]):
+    """The alert-state table, writable from the aggregate's timer too (rules are evaluated every
+    second from the wall clock, not only when an answer arrives). Outside stream iteration Faust
+    refuses a table write, since it would not know the changelog partition: it is the app's
+    `scores` partition (`partition_of`), so the state follows the app to its next owner."""
+
+    def __init__(self, table: Any, partition_of: Callable[[str], int]) -> None:
+        self.table = table
+        self.partition_of = partition_of
+
+    def __getitem__(self, key: str) -> Any:
+        return self.table[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if current_event() is not None:
+            self.table[key] = value
+            return
+        self.table.data[key] = value
+        self.table.send_changelog(self.partition_of(key), key, value)
+
+    def __delitem__(self, key: str) -> None:
+        del self.table[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.table)
+
+    def __len__(self) -> int:
+        return len(self.table)
 
 
 class Notifier(Protocol):
@@ -105,6 +136,7 @@ class Alerting:
                 notification_id=transition.notification_id,
                 examples=list(sample),
                 evidence=transition.evidence_url,
+                no_data=transition.no_data,
             )
             if self.notifier is not None:
                 self.notifier.submit(transition)

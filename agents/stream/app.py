@@ -32,8 +32,8 @@ from agents.kafka.connection import (
 from agents.kafka.topics import TopicSpec, topic_specs
 from agents.output.audit import AuditTrail
 from agents.output.outbox import Outbox, ProducerPublisher, Publish
-from agents.stream.aggregate import WindowAggregator
-from agents.stream.alerting import Alerting, build_alerting
+from agents.stream.aggregate import WindowAggregator, partition_for_app
+from agents.stream.alerting import Alerting, TableStore, build_alerting
 from agents.stream.check_agent import CheckProcessor, VerdictHook
 from agents.stream.check_batch import CheckBatches
 from agents.stream.window_store import CountedRecords
@@ -192,8 +192,12 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
     faust_fixes.install(
         app, client_kwargs=client_kwargs(settings), fetch_max_wait_ms=settings.fetch_max_wait_ms
     )
+    scores_partitions = specs["scores"].partitions
     alerting = deps.alerting or build_alerting(
-        settings, metrics, store=alert_state, port=int(app.conf.web_port)
+        settings,
+        metrics,
+        store=TableStore(alert_state, lambda a: partition_for_app(a, scores_partitions)),
+        port=int(app.conf.web_port),
     )
 
     scores = channels["scores"]

@@ -281,3 +281,25 @@ def test_alert_rules_see_the_rolling_figures_at_most_once_a_second() -> None:
 def test_partition_for_app_is_the_producers_partitioner(app: str) -> None:
     for n in (1, 3, 4, 12):
         assert partition_for_app(app, n) == DefaultPartitioner()(app.encode(), list(range(n)), [])
+
+
+def test_rules_are_evaluated_on_the_timer_when_no_answer_arrives() -> None:
+    """A drift's last answers arrive within a second of the previous evaluation: the alert must
+    not wait for another answer (it fired 28 s late, and only when one came)."""
+    agg, _, _, alerting, clock = make()
+    agg.sync_ownership(range(4))
+    clock.now = 100.0
+    agg.handle(batch("search", entry("e1", 100, claims=4)))
+    clock.now = 100.4  # within the second: not evaluated on arrival
+    agg.handle(batch("search", entry("e2", 100.4, True, claims=4, unsupported_claims=4)))
+    assert len(alerting.observed) == 1
+    agg.publish(101.5)  # the gauge timer, no new answer
+    assert len(alerting.observed) == 2
+    figures, _ = alerting.observed[-1]
+    assert figures.at == 101.5 and figures.values["hallucination"] == pytest.approx(4 / 8)
+    agg.publish(101.9)  # at most once a second
+    assert len(alerting.observed) == 2
+    # the window empties with the clock: the rules see an app without events
+    agg.publish(1000.0)
+    figures, _ = alerting.observed[-1]
+    assert figures.events == 0 and figures.values["hallucination"] is None

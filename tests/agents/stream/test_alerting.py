@@ -183,3 +183,22 @@ def test_examples_are_ranked_by_how_much_each_answer_moved_the_rate(
     assert fired.runbook_url == "http://h:1/evidence/runbook"
     out = capsys.readouterr().out
     assert "http://h:1/evidence?app=a%20b" in out  # the log line carries the link
+
+
+def test_the_timer_writes_alert_state_to_the_apps_changelog_partition() -> None:
+    from agents.stream.alerting import TableStore
+
+    class Table(dict):  # type: ignore[type-arg]
+        def __init__(self) -> None:
+            super().__init__()
+            self.data = self
+            self.sent: list[tuple[int, str, object]] = []
+
+        def send_changelog(self, partition: int, key: str, value: object) -> None:
+            self.sent.append((partition, key, value))
+
+    table = Table()
+    store = TableStore(table, lambda app: {"a": 2, "b": 0}[app])
+    store["a"] = {"r": 1}  # outside stream iteration, as from the gauge timer
+    assert table == {"a": {"r": 1}} and table.sent == [(2, "a", {"r": 1})]
+    assert store.get("a") == {"r": 1} and list(store) == ["a"] and len(store) == 1

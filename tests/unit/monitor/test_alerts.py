@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -325,3 +326,32 @@ def test_min_judged_is_checked() -> None:
     assert parse_rules(text % 50)[0].min_judged == 50
     with pytest.raises(ConfigError, match="min_judged"):
         parse_rules(text % 1)
+
+
+def test_an_app_whose_traffic_stops_resolves_as_the_rule_says() -> None:
+    rule = replace(VALIDITY, for_seconds=0)
+    state, _ = run(rule, [(0, 0.5)])
+    assert state.status == "firing"
+    # fewer events than the minimum: too little to decide, the state holds
+    held, change = evaluate(rule, state, fig(10, 0.99, events=3))
+    assert (held.status, change) == ("firing", None)
+    # an empty window: no data resolves by default, like Prometheus and the Grafana rules
+    quiet, change = evaluate(rule, held, fig(20, None, events=0))
+    assert quiet.status == "inactive" and change is not None
+    assert (change.kind, change.no_data, change.at, change.started_at) == ("resolved", True, 20, 0)
+    assert change.notification_id == state.notification_id
+    # a rule that says hold keeps firing until answers come back
+    kept, change = evaluate(replace(rule, no_data="hold"), held, fig(20, None, events=0))
+    assert (kept.status, change) == ("firing", None)
+    # a pending breach is dropped without a notification
+    pending, _ = evaluate(replace(rule, for_seconds=60), AlertState(), fig(0, 0.5))
+    assert pending.status == "pending"
+    gone, change = evaluate(rule, pending, fig(5, None, events=0))
+    assert (gone.status, change) == ("inactive", None)
+
+
+def test_no_data_is_parsed_and_checked() -> None:
+    [rule] = parse_rules("rules: [{name: r, figure: validity, below: 0.9, no_data: hold}]")
+    assert rule.no_data == "hold"
+    with pytest.raises(ConfigError, match="no_data"):
+        parse_rules("rules: [{name: r, figure: validity, below: 0.9, no_data: alert}]")

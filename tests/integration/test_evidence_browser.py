@@ -1,0 +1,175 @@
+"""From the alert to the evidence in one click, in a real browser: the embedded broker, a worker,
+a drift that fires `hallucination_high`; the page opened from the alert's own link lists the
+answer that caused it first, with its cited passage and reasons, and shows an answer's HTML as
+text. Debian's chromium, headless, started by the test; a screenshot under the test's tmp dir."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agents.kafka.broker import EmbeddedBroker
+from tests.integration.conftest import Namespace, WorkerProcess, produce, wait_until
+
+pytestmark = pytest.mark.integration
+
+APP = "shop"
+RULES = """
+rules:
+  - name: hallucination_high
+    figure: hallucination
+    above: 0.1
+    resolve_at: 0.07
+    window: 120s
+    min_events: 10
+    for: 0s
+    severity: warning
+"""
+DOC = (
+    "The annual report states that revenue grew 12 percent in 2023, driven by strong demand "
+    "for cloud services in Europe."
+)
+CITE = "[report.pdf:1:30-62]"  # "revenue grew 12 percent in 2023,"
+GOOD = f"Revenue grew 12 percent in 2023 {CITE}."
+# one answer whose six claims are all unsupported, one of them carrying markup
+WORST = (
+    f"Revenue grew 40 percent in 2021 {CITE}. The company opened 15 new offices in Asia. "
+    "Profits tripled because of aggressive marketing campaigns. The CEO announced a merger with "
+    "a rival firm. Headcount doubled across every division in 2022. <script>alert('x')</script> "
+    "Dividends rose for the tenth consecutive year."
+)
+SMALL = f"Revenue grew 12 percent in 2023 {CITE}. Marketing spend also fell sharply last year."
+
+
+def event(event_id: str, answer: str) -> tuple[bytes, bytes]:
+    body = {
+        "event_id": event_id,
+        "app": APP,
+        "question": "How did <b>revenue</b> change?",
+        "answer": answer,
+        "model": "gen-7",
+        "documents": [{"id": "report.pdf", "text": DOC}],
+    }
+    return APP.encode(), json.dumps(body).encode()
+
+
+def chromium() -> str:
+    for name in ("chromium", "chromium-browser"):
+        found = shutil.which(name)
+        if found:
+            return found
+    pytest.skip("Debian's chromium is not installed (apt-get install -y chromium)")
+
+
+def browse(url: str, tmp_path: Path, *args: str) -> str:
+    profile = tmp_path / "chromium-profile"
+    out = subprocess.run(
+        [
+            chromium(),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            f"--user-data-dir={profile}",
+            *args,
+            url,
+        ],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr.decode(errors="replace")[-2000:]
+    return out.stdout.decode("utf-8", errors="replace")
+
+
+def alert_link(worker: WorkerProcess) -> str | None:
+    for line in worker.log_path.read_text(errors="replace").splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if entry.get("event") == "alert firing" and entry.get("rule") == "hallucination_high":
+            return str(entry["evidence"])
+    return None
+
+
+def test_the_page_behind_the_alert_link(
+    broker: EmbeddedBroker,
+    start_worker: Callable[..., WorkerProcess],
+    tmp_path: Path,
+) -> None:
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(RULES, encoding="utf-8")
+    ns = Namespace("evidence")
+    worker = start_worker(
+        ns,
+        RAGMON_RULES_FILE=str(rules),
+        RAGMON_WINDOW_SECONDS="120",
+        RAGMON_WINDOW_STEP_SECONDS="5",
+        RAGMON_AUDIT_SAMPLE_RATE="1.0",
+        RAGMON_CHECK_PROCESSES="0",
+    )
+    worker.wait_assigned(timeout=90)
+    produce(
+        broker.bootstrap, ns.topic("answers"), [event(f"good-{i:02d}", GOOD) for i in range(30)]
+    )
+
+    def counted() -> float:
+        return sum(
+            v
+            for (name, labels), v in worker.metrics().items()
+            if name == "ragmon_events_total" and dict(labels).get("app") == APP
+        )
+
+    wait_until(lambda: counted() >= 30, 60, what="the healthy answers counted")
+    assert alert_link(worker) is None  # 0 of 30 claims unsupported
+    drift = [event(f"small-{i}", SMALL) for i in range(3)] + [event("worst-1", WORST)]
+    produce(broker.bootstrap, ns.topic("answers"), drift)
+    try:
+        link = wait_until(lambda: alert_link(worker), 60, what="the alert's log line")
+    except AssertionError:
+        raise AssertionError(f"no alert; the worker's log:\n{worker.log_tail(6000)}") from None
+    assert link.startswith(worker.base + "/evidence?app=shop&rule=hallucination_high&from=")
+
+    # The JSON under the same path, for scripts; the audit trail is read by timestamp.
+    api = link.replace("/evidence?", "/evidence/api?")
+
+    def report() -> dict[str, Any] | None:
+        with urllib.request.urlopen(api, timeout=30) as response:
+            found = json.loads(response.read())
+        return found if found["answers"] else None
+
+    data = wait_until(report, 60, what="the evidence report")
+    ranked = [a["event_id"] for a in data["answers"]]
+    # rate 9/42; the worst answer moved it by (6 − 6·9/42)/36, each small one by (1 − 2·9/42)/40
+    assert ranked[0] == "worst-1"
+    assert data["answers"][0]["move"] == pytest.approx((6 - 6 * 9 / 42) / 36, abs=1e-6)
+    assert set(ranked[1:]) == {"small-0", "small-1", "small-2"}
+    assert data["answers"][0]["sampled_for_judge"] is False  # the judge is off
+
+    dom = browse(link, tmp_path, "--dump-dom")
+    first = dom.index('id="answer-1"')
+    second = dom.index('id="answer-2"')
+    block = dom[first:second]
+    assert "worst-1" in block
+    # its cited passage, highlighted in its context, and the cheap verdict's reasons
+    assert '<mark class="span">revenue grew 12 percent in 2023,</mark>' in block
+    assert "not_supported" in block and "number_missing" in block
+    assert "gen-7" in block and "How did &lt;b&gt;revenue&lt;/b&gt; change?" in block
+    # the answer's markup is text: no script element anywhere, the text shown escaped
+    assert "&lt;script&gt;alert('x')&lt;/script&gt;" in block
+    assert not re.search(r"<script", dom, re.IGNORECASE)
+    shot = tmp_path / "evidence.png"
+    browse(link, tmp_path, f"--screenshot={shot}", "--window-size=1280,2400")
+    assert shot.is_file() and shot.stat().st_size > 10_000
