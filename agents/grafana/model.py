@@ -168,7 +168,9 @@ def alert_rule_body(
         "uid": rule_uid(rule.name),
         "title": f"ragmon {rule.name}",
         "condition": "C",
-        "noDataState": "OK",  # no traffic is not a quality problem; not_reporting covers silence
+        # no traffic is not a quality problem (not_reporting covers silence): OK resolves, as
+        # the in-stream rule does; a rule with `no_data: hold` says "no data" instead
+        "noDataState": "OK" if rule.no_data == "resolve" else "NoData",
         "execErrState": "Error",
         "for": format_duration(rule.for_seconds),
         "labels": {"severity": rule.severity, "ragmon_rule": rule.name},
