@@ -122,9 +122,7 @@ def _citations(citations: Sequence[Mapping[str, Any]]) -> str:
 def _answer(entry: Mapping[str, Any], base: str) -> str:
     move = entry.get("move")
     moved = (
-        ""
-        if move is None
-        else f'<span class="move">moved the rate by {move * 100:+.2f} pp</span> · '
+        "" if move is None else f'<span class="move">moved the rate by {move * 100:+.2f} pp</span>'
     )
     links = []
     audit = entry.get("audit_record") or {}
@@ -145,7 +143,9 @@ def _answer(entry: Mapping[str, Any], base: str) -> str:
         if entry.get(key):
             facts.append(f"{key} {esc(entry.get(key))}")
     facts.append(f"audited: {esc(entry.get('audit_reason'))}")
-    facts.append(f"sampled for judge: {esc(entry.get('sampled_for_judge'))}")
+    flag = entry.get("sampled_for_judge")
+    sampled = "?" if flag is None else ("yes" if flag else "no")
+    facts.append(f"sampled for judge: {sampled}")
     body = [
         f'<div class="answer" id="answer-{esc(entry.get("rank"))}">',
         f"<h2>#{esc(entry.get('rank'))} {moved}</h2>",
