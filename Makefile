@@ -15,14 +15,20 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-# Prometheus + promtool and Alertmanager + amtool come from Debian packages; only installed
-# when missing (the deploy tests run the compose stack's on-call path with them).
+# Prometheus + promtool, Alertmanager + amtool and chromium come from Debian packages; only
+# installed when missing (the deploy tests run the compose stack's on-call path with them; the
+# evidence page's browser test runs chromium headless).
 system-deps:
 	@command -v promtool >/dev/null 2>&1 && command -v amtool >/dev/null 2>&1 || { \
 	  echo "installing prometheus, prometheus-alertmanager (Debian packages) for the tests"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && \
 	  $$SUDO apt-get install -y -qq prometheus prometheus-alertmanager >/dev/null; }
+	@# Debian's chromium, headless, for the evidence page's browser test
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
+	  echo "installing chromium (Debian package) for the evidence page's browser test"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
 # The real model server the judge's integration test talks to (llama-cpp-python + SmolLM2-135M in
 # .venv-llm). Builds llama-cpp-python's wheel into ~/.cache/ragmon-wheels only when it is missing.

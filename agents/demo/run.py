@@ -282,6 +282,8 @@ class Demo:
             )
         base = f"http://127.0.0.1:{self.port}"
         self.screen.say(f"worker:  pid {self.worker.pid}, metrics at {base}/metrics")
+        # the page answers once the drift phase has fired an alert (the answers behind it)
+        self.screen.say(f"evidence: {base}/evidence (each app's answers behind its alerts)")
         if not await self._wait_ready(base, started):
             return 0 if self.stop_event.is_set() else 1
         self.screen.say(f"ready in {time.monotonic() - started:.1f} s; Ctrl-C stops everything")

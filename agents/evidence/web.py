@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import Counter
 from typing import Any
 
 import structlog
@@ -29,7 +30,7 @@ from monitor.oncall.links import (
     base_url,
     parse_time,
 )
-from monitor.oncall.page import esc, render_page, render_runbook
+from monitor.oncall.page import esc, render_index, render_page, render_runbook
 from monitor.oncall.query import CLAIM_VERDICTS
 from monitor.oncall.report import EvidenceQuery, build_report
 from monitor.settings import Settings
@@ -113,7 +114,27 @@ def install(app: Any, settings: Settings, port: int) -> None:
             log.warning("evidence page could not read the audit topic", error=str(exc))
             return None, f"cannot read the audit trail: {exc}"
 
+    async def index(view: Any, request: Any) -> Any:
+        """Without an app: the apps with audited answers in the range, to pick from."""
+        now = time.time()
+        try:
+            since = parse_duration(request.query.get("since") or DEFAULT_SINCE, "since")
+        except ConfigError as exc:
+            return view.html(f"<p>{esc(exc)}</p>", status=400)
+        start = max(now - since, now - settings.evidence_max_hours * 3600)
+        try:
+            async with _READS:
+                window = await read_window(settings, start, now, settings.evidence_max_records)
+        except RagmonError as exc:
+            return view.html(f"<p>cannot read the audit trail: {esc(exc)}</p>", status=503)
+        apps = Counter(
+            str(i.record.get("app")) for i in window.items if not i.is_judge and i.record.get("app")
+        )
+        return view.html(render_index(apps, base, start, now, request.query.get("rule")))
+
     async def page_view(view: Any, request: Any) -> Any:
+        if not request.query.get("app"):
+            return await index(view, request)
         report, problem = await report_for(view, request)
         if report is None:
             return view.html(

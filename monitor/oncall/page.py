@@ -235,3 +235,22 @@ def render_runbook(evidence_base: str) -> str:
         f"<ol>{steps}</ol><p>Evidence page: {link(evidence_base + EVIDENCE_PATH, evidence_base + EVIDENCE_PATH)}"
         "?app=APP&amp;rule=RULE&amp;since=15m</p></body></html>"
     )
+
+
+def render_index(
+    apps: Mapping[str, int], base: str, start: float, end: float, rule: str | None = None
+) -> str:
+    """The apps with audited answers in a range, each linking to its evidence page."""
+    items = []
+    for app, count in sorted(apps.items()):
+        query = {"app": app, "from": f"{start:.0f}", "to": f"{end:.0f}"}
+        if rule:
+            query["rule"] = rule
+        href = f"{base}{EVIDENCE_PATH}?{urlencode(query, quote_via=quote)}"
+        items.append(f"<li>{link(href, app)} ({count} audited answers)</li>")
+    listing = f"<ul>{''.join(items)}</ul>" if items else "<p>No audited answer in this range.</p>"
+    return (
+        "<!doctype html><html lang=en><head><meta charset=utf-8><title>ragmon evidence</title>"
+        f"<style>{_CSS}</style></head><body><h1>ragmon evidence</h1>"
+        f'<p class="meta">{when(start)} to {when(end)}: pick an app</p>{listing}</body></html>'
+    )

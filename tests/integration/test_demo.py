@@ -99,6 +99,8 @@ def test_demo_starts_serves_metrics_and_stops_without_orphans(
     try:
         started = time.monotonic()
         url = until(r"metrics at (http://\S+/metrics)", 30).group(1)
+        evidence = until(r"evidence: (http://\S+/evidence)\b", 5).group(1)
+        assert evidence == url.removesuffix("/metrics") + "/evidence"
         until(r"ready in ([\d.]+) s", 60)
         assert time.monotonic() - started < 60
         children = children_of(proc.pid)
@@ -112,6 +114,19 @@ def test_demo_starts_serves_metrics_and_stops_without_orphans(
 
         wait_until(lambda: checked() > 20, timeout=30, what="events checked")
         until(r"validity", 15)  # the live summary table
+
+        def firing() -> tuple[str, str] | None:
+            with urllib.request.urlopen(url, timeout=3) as response:
+                text = response.read().decode()
+            found = re.search(r'ragmon_alert_firing\{app="([^"]+)",rule="([^"]+)"\} 1\.0', text)
+            return None if found is None else (found.group(1), found.group(2))
+
+        # once the drift phase has fired an alert, the page lists the answers behind it
+        app, rule = wait_until(firing, timeout=120, what="an alert from the drift phase")
+        page_url = f"{evidence}?app={app}&rule={rule}&since=10m"
+        with urllib.request.urlopen(page_url, timeout=30) as response:
+            page = response.read().decode()
+        assert 'id="answer-1"' in page and "moved the rate by +" in page
         proc.send_signal(stop_signal)
         assert proc.wait(45) == 0, "".join(output)
     finally:

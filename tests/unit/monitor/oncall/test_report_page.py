@@ -177,3 +177,14 @@ def test_horvitz_thompson_totals_recover_the_window_rate() -> None:
     mean = sum(rates) / len(rates)
     se = (sum((r - mean) ** 2 for r in rates) / (len(rates) - 1)) ** 0.5 / len(rates) ** 0.5
     assert abs(mean - truth) < 3 * se + 1e-3
+
+
+def test_index_links_each_app_escaped() -> None:
+    from monitor.oncall.page import render_index
+
+    page = render_index({"<b>x</b>": 2, "shop": 5}, "http://h", 100, 200, "hallucination_high")
+    assert "&lt;b&gt;x&lt;/b&gt;</a> (2 audited answers)" in page and "<b>x" not in page
+    assert (
+        'href="http://h/evidence?app=shop&amp;from=100&amp;to=200&amp;rule=hallucination_high"'
+        in page
+    )
