@@ -14,5 +14,7 @@ COMMANDS: tuple[str, ...] = (
     "check",
     "eval",
     "grafana",
+    "audit",
+    "dlq",
     "bench",
 )

@@ -47,8 +47,8 @@ def build_report(
     ranked, totals = ranked_answers(answers, figure, op, sample_rate)
     shown: list[dict[str, Any]] = []
     for answer, move in ranked:
-        if move is not None and move <= 0:
-            break  # the rest moved the rate away from breaching
+        if move is not None and move <= 0 and not query.verdicts:
+            break  # the rest moved the rate away from breaching (a verdict asked for: all)
         if query.verdicts and not _has_verdict(answer, query.verdicts):
             continue
         shown.append(answer_entry(answer, move, len(shown) + 1))
