@@ -7,20 +7,17 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agents.evaluation.judge_eval import (
-    Checked,
-    JudgeEvalResult,
-    judge_eval,
-    report_rows,
-    trec_outputs,
-    weakest_cheap,
-    weakest_judged,
-)
 from monitor.calibration import agreement_report
 from monitor.errors import InputError
 from monitor.report_html import render_report
+
+if TYPE_CHECKING:
+    from agents.evaluation.judge_eval import Checked, JudgeEvalResult
+
+# judge_eval imports the openai client (~2 s on a busy machine): only when a command uses it,
+# not when `ragmon` registers `eval` next to every other command.
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -43,6 +40,8 @@ def judge_figures(
     records: Mapping[str, Mapping[str, Any]],
     threshold: float,
 ) -> dict[str, Any]:
+    from agents.evaluation.judge_eval import weakest_cheap, weakest_judged
+
     truth: list[str] = []
     verdicts: list[str] = []
     scores: list[float] = []
@@ -121,6 +120,8 @@ def run_extras(
     """Judge (with --judge), then write the requested files. Returns the judge's figures (or
     None) and its call outcomes. `judge_report` formats the judge's agreement figures for the
     HTML summary, which then covers both tiers."""
+    from agents.evaluation.judge_eval import judge_eval, report_rows, trec_outputs
+
     records: dict[str, dict[str, Any]] | None = None
     figures: dict[str, Any] | None = None
     outcomes: dict[str, int] = {}
