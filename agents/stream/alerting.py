@@ -32,7 +32,7 @@ from monitor.alerts import (
     load_rules,
 )
 from monitor.oncall.contribution import FIGURE_FIELDS, rank, top_ids
-from monitor.oncall.links import base_url, evidence_url, runbook_url
+from monitor.oncall.links import base_url, evidence_url, runbook_url, since_for
 from monitor.settings import Settings
 
 log = structlog.get_logger("ragmon.alerts")
@@ -185,6 +185,19 @@ class Alerting:
             for rule, state in (states or {}).items()
             if AlertState.from_dict(state).status == "firing"
         ]
+
+    def firing_links(self) -> list[dict[str, str]]:
+        """For /status: what fires on the apps this worker holds, with the evidence link."""
+        rules = {r.name: r for r in self.rules}
+        out = []
+        for name, app in sorted(self.firing()):
+            entry = {"rule": name, "app": app}
+            rule = rules.get(name)
+            if self.links_base is not None and rule is not None:
+                since = since_for(rule.window_seconds, rule.for_seconds)
+                entry["evidence"] = evidence_url(self.links_base, app, name, since=since)
+            out.append(entry)
+        return out
 
     def close(self, timeout: float = 5.0) -> None:
         if self.notifier is not None:

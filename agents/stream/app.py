@@ -111,6 +111,9 @@ class RagmonApp:
                 "next_offsets": _by_partition(self.aggregator.next_offsets),
             },
             "gauges": self.last_gauges,
+            "firing": self.aggregator.alerting.firing_links()
+            if self.aggregator.alerting is not None
+            else [],
         }
 
 

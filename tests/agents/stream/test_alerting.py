@@ -183,6 +183,14 @@ def test_examples_are_ranked_by_how_much_each_answer_moved_the_rate(
     assert fired.runbook_url == "http://h:1/evidence/runbook"
     out = capsys.readouterr().out
     assert "http://h:1/evidence?app=a%20b" in out  # the log line carries the link
+    # /status lists what fires here, with the link (the rule's window and `for` back)
+    assert alerting.firing_links() == [
+        {
+            "rule": "hallucination_high",
+            "app": "a b",
+            "evidence": "http://h:1/evidence?app=a%20b&rule=hallucination_high&since=300s",
+        }
+    ]
 
 
 def test_the_timer_writes_alert_state_to_the_apps_changelog_partition() -> None:
