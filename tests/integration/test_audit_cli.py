@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -104,3 +105,34 @@ def test_audit_lists_the_pages_answers_and_seeks_by_time(broker: EmbeddedBroker)
     out = cli(ns, broker.bootstrap, "--event-id", "small-1", "--json")
     [record] = [json.loads(line) for line in out.stdout.splitlines()]
     assert record["event_id"] == "small-1" and record["question"].startswith("How did")
+
+
+def test_follow_prints_records_as_they_arrive(broker: EmbeddedBroker) -> None:
+    ns = Namespace("auditfollow")
+    topic = ns.topic("audit")
+    produce(broker.bootstrap, topic, audit_records([("before", WORST)]))
+    env = {
+        **os.environ,
+        "RAGMON_BOOTSTRAP_SERVERS": broker.bootstrap,
+        "RAGMON_TOPIC_PREFIX": ns.prefix,
+        "PYTHONUNBUFFERED": "1",
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agents.cli", "audit", "--follow", "--json", "--since", "1h"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    guard = threading.Timer(60, proc.kill)  # a hung read fails the test instead of hanging it
+    guard.start()
+    try:
+        assert proc.stdout is not None
+        assert json.loads(proc.stdout.readline())["event_id"] == "before"
+        produce(broker.bootstrap, topic, audit_records([("after", SMALL)]))
+        assert json.loads(proc.stdout.readline())["event_id"] == "after"
+    finally:
+        guard.cancel()
+        proc.terminate()
+        proc.wait(10)
