@@ -104,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
         event_id=args.event_id,
         verdicts=tuple(args.verdict or ()),
         reasons=tuple(args.reason or ()),
+        # in the trail (no --app), a rule keeps the answers on its breaching side
+        breaching=None if rule is None else (rule.figure, rule.op, rule.threshold),
     )
     with contextlib.suppress(KeyboardInterrupt):
         if args.app and not args.follow:

@@ -50,6 +50,8 @@ class AuditFilter:
     verdicts: tuple[str, ...] = ()  # any claim with one of these verdicts (cheap or judge)
     reasons: tuple[str, ...] = ()  # audit reason, citation error code or a claim reason's start
     judge: bool = True  # judge records too
+    #: (figure, op, threshold) of a rule: only answers whose own ratio is on its breaching side
+    breaching: tuple[str, str, float] | None = None
 
     def in_range(self, item: AuditItem) -> bool:
         at = item.at
@@ -69,7 +71,22 @@ class AuditFilter:
             return False
         if self.verdicts and not set(self.verdicts) & claim_verdicts(r):
             return False
+        if self.breaching is not None and (item.is_judge or not breaches(r, *self.breaching)):
+            return False
         return not self.reasons or any(has_reason(r, reason) for reason in self.reasons)
+
+
+def breaches(record: Mapping[str, Any], figure: str, op: str, threshold: float) -> bool:
+    """Whether the answer alone is on the rule's breaching side (a ratio it has no
+    denominator for, e.g. no citations for validity, is not)."""
+    if figure not in FIGURE_FIELDS:
+        return True  # judge errors, dead letters: no per-answer ratio to compare
+    num, den = FIGURE_FIELDS[figure]
+    counts = record_counts(record)
+    if not counts[den]:
+        return False
+    ratio = counts[num] / counts[den]
+    return ratio > threshold if op == "above" else ratio < threshold
 
 
 def claim_verdicts(record: Mapping[str, Any]) -> set[str]:

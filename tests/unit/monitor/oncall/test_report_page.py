@@ -44,6 +44,12 @@ def test_filter() -> None:
     assert AuditFilter(reasons=("number_missing",)).matches(it)
     assert not AuditFilter(reasons=("sample",)).matches(it)
     assert AuditFilter(event_id="e1").matches(it) and not AuditFilter(event_id="e2").matches(it)
+    # a rule: its own ratio on the breaching side (1 of 1 claims unsupported; 1 of 2 valid)
+    assert AuditFilter(breaching=("hallucination", "above", 0.1)).matches(it)
+    assert not AuditFilter(breaching=("hallucination", "above", 1.0)).matches(it)
+    assert AuditFilter(breaching=("validity", "below", 0.95)).matches(it)
+    assert not AuditFilter(breaching=("validity", "below", 0.5)).matches(it)
+    assert AuditFilter(breaching=("dlq_rate", "above", 0.05)).matches(it)
 
 
 def test_duplicates_keep_the_first_record_and_the_latest_judge() -> None:
