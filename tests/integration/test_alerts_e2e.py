@@ -109,7 +109,8 @@ def test_drift_fires_once_and_recovery_resolves_once(
         [fired] = grafana.annotations.values()
         assert "ragmon" in fired["tags"] and "validity_low" in fired["tags"]
         assert f"app:{APP}" in fired["tags"] and "severity:critical" in fired["tags"]
-        assert "FIRING" in fired["text"] and "examples: e2e-" in fired["text"]
+        assert "FIRING" in fired["text"] and "(moved the rate most first): e2e-" in fired["text"]
+        assert "/evidence?app=support-bot&amp;rule=validity_low&amp;from=" in fired["text"]
 
         # healthy: 1% bad citations; once the 6 s window holds only healthy answers → resolved
         traffic.drift = 0.0
