@@ -20,6 +20,7 @@ from agents.kafka.topics import TopicSpec, ensure_topics
 from agents.stream.app import AppDeps, RagmonApp, create_app
 from agents.telemetry.logs import configure_logging
 from monitor.errors import BrokerUnavailable
+from monitor.oncall.links import EVIDENCE_PATH, base_url
 from monitor.settings import Settings
 
 log = structlog.get_logger("ragmon.worker")
@@ -156,6 +157,8 @@ def run_worker(settings: Settings, *, max_wait: float | None = None) -> int:
         app_id=settings.app_id,
         servers=settings.bootstrap_servers,
         metrics=f"http://{settings.metrics_host}:{settings.metrics_port}/metrics",
+        evidence=base_url(settings.public_url, settings.metrics_host, settings.metrics_port)
+        + EVIDENCE_PATH,
         topics={role: f"{s.name}/{s.partitions}" for role, s in specs.items()},
         core=fastcore.describe(),
     )
