@@ -7,7 +7,9 @@ several runs measured in this one process, side by side where a ratio is reporte
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
+import importlib.util
 import json
 import statistics
 import subprocess
@@ -48,11 +50,32 @@ DEFAULT_GENERATOR = (
 )
 
 
-def _summary(section: Section) -> str:
-    """The first line of a section function's docstring, for `--help`."""
-    doc = (section.__doc__ or "").strip()
-    line = doc.splitlines()[0].rstrip(".") if doc else "no description"
-    return line.replace("%", "%%")  # argparse formats help with %
+def section_summaries() -> dict[str, str]:
+    """Section name → the first line of its function's docstring, read from the modules'
+    source: importing them at every `ragmon` start would import the judge and openai (~1 s)."""
+    found: dict[str, str] = {}
+    for name in SECTION_MODULES:
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.origin is None:
+            continue
+        tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
+        docs = {
+            node.name: ast.get_docstring(node) or ""
+            for node in tree.body
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        }
+        for node in tree.body:
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            if any(isinstance(t, ast.Name) and t.id == "SECTIONS" for t in targets):
+                assert isinstance(node, ast.Assign)
+                value = node.value
+                if isinstance(value, ast.Dict):
+                    for key, fn in zip(value.keys, value.values, strict=True):
+                        if isinstance(key, ast.Constant) and isinstance(fn, ast.Name):
+                            doc = docs.get(fn.id, "").strip()
+                            line = doc.splitlines()[0].rstrip(".") if doc else "no description"
+                            found[str(key.value)] = line.replace("%", "%%")
+    return found
 
 
 def register(sub: Any) -> None:
@@ -73,7 +96,7 @@ def register(sub: Any) -> None:
         default=[],
         metavar="SECTION",
         help="extra section to run (repeatable), one of: "
-        + "; ".join(f"{name}: {_summary(fn)}" for name, fn in sections().items())
+        + "; ".join(f"{name}: {summary}" for name, summary in section_summaries().items())
         + "; or 'all' for every one",
     )
     p.add_argument(
