@@ -113,6 +113,7 @@ class AuditTrail:
             judge_rates=(settings.judge_sample_rate, settings.judge_oversample_rate)
             if settings.judge_enabled
             else None,
+            claim_cap=settings.answer_claim_weight,
         )
 
     def offer(

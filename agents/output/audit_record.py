@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.output.jsonout import dumps
+from agents.output.records import COUNT_FIELDS, verdict_vector
 from monitor.audit import Redactor, audit_reason
 from monitor.audit_text import AuditText, explain
 from monitor.judge.plan import sample_reason
@@ -68,6 +69,7 @@ class AuditBuilder:
     keep_dict: bool = True  # the worker writes audit log lines (RAGMON_AUDIT_LOG)
     text: AuditText | None = None  # None: the lean record (no question, answer or context)
     judge_rates: tuple[float, float] | None = None  # (base, oversample) when the judge is on
+    claim_cap: int = 0  # RAGMON_ANSWER_CLAIM_WEIGHT, as the window counts the answer
 
     def build(
         self, verdict: Verdict, source: dict[str, Any], event: AnswerEvent | None = None
@@ -88,6 +90,9 @@ class AuditBuilder:
             record["sampled_for_judge"] = (
                 sample_reason(event, verdict, base, oversample) is not None
             )
+        # what the answer added to its app's window: the evidence page ranks by it
+        vector = verdict_vector(verdict, self.claim_cap)
+        record["counts"] = {k: v for k, v in zip(COUNT_FIELDS[2:], vector[2:], strict=False)}
         record["audit_reason"] = reason
         record["source"] = source
         record["audited_at"] = round(time.time(), 6)

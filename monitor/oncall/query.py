@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from monitor.oncall.contribution import FIGURE_FIELDS, inclusion_weight, rank
+from monitor.scoring import OVER_CAP
 
 CLAIM_VERDICTS = ("supported", "partially_supported", "not_supported", "unverifiable")
 
@@ -106,14 +107,16 @@ def has_reason(record: Mapping[str, Any], reason: str) -> bool:
 
 
 def record_counts(record: Mapping[str, Any]) -> dict[str, int]:
-    """The answer's window counts from its audit record, as agents.output.records.verdict_vector
-    counts them from the verdict: decided = cited and not unverifiable; unsupported = judged
-    not_supported or without a valid citation."""
+    """The answer's window counts: the record's `counts` (what the worker added to the window,
+    agents.output.records.verdict_vector), else recounted from its claims and citations as
+    monitor.scoring.claim_tally counts them (records written before `counts` existed)."""
+    stored = record.get("counts")
+    if isinstance(stored, Mapping):
+        return {k: int(stored.get(k, 0)) for k in _COUNTED}
     citations = record.get("citations") or []
     valid_ids = {c.get("index") for c in citations if c.get("status") == "valid"}
-    claims = record.get("claims") or []
-    cited = decided = supported = unsupported = 0
-    for c in claims:
+    n = cited = decided = supported = unsupported = 0
+    for c in record.get("claims") or []:
         verdict = c.get("verdict")
         indexes = c.get("citation_indexes") or []
         if indexes:
@@ -121,17 +124,32 @@ def record_counts(record: Mapping[str, Any]) -> dict[str, int]:
             if verdict != "unverifiable":
                 decided += 1
                 supported += verdict == "supported"
-        if verdict == "not_supported" or valid_ids.isdisjoint(indexes):
-            unsupported += 1
+            unsupported += verdict == "not_supported" or valid_ids.isdisjoint(indexes)
+        elif (c.get("reasons") or [None, None])[1:2] == [OVER_CAP]:
+            continue  # an undecided claim past the cap is not counted
+        else:
+            unsupported += verdict == "not_supported"
+        n += 1
     return {
         "citations": len(citations),
         "valid_citations": len(valid_ids),
-        "claims": len(claims),
+        "claims": n,
         "cited_claims": cited,
         "decided_claims": decided,
         "supported_claims": supported,
         "unsupported_claims": unsupported,
     }
+
+
+_COUNTED = (
+    "citations",
+    "valid_citations",
+    "claims",
+    "cited_claims",
+    "decided_claims",
+    "supported_claims",
+    "unsupported_claims",
+)
 
 
 @dataclass

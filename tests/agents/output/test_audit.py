@@ -8,6 +8,7 @@ import pytest
 
 from agents.output.audit import AuditTrail
 from agents.output.audit_record import MAX_RECORD_BYTES
+from agents.output.records import COUNT_FIELDS, verdict_vector
 from monitor.audit import Redactor, audit_reason, has_failure
 from monitor.settings import load_settings
 from tests.agents.helpers import citation, claim, fresh_metrics, mixed_verdict, value, verdict
@@ -150,6 +151,9 @@ def test_audit_records_keep_the_evidence_unless_told_not_to() -> None:
     for c, result in zip(expected["claims"], v.claims, strict=True):
         c["start"], c["end"] = result.claim.start, result.claim.end
     expected["text_level"] = "claims"
+    # what the answer added to its app's window, for the evidence page's ranking
+    vector = verdict_vector(v, load_settings().answer_claim_weight)
+    expected["counts"] = dict(zip(COUNT_FIELDS[2:], vector[2:], strict=False))
     assert {
         k: v for k, v in record.items() if k not in ("audit_reason", "source", "audited_at")
     } == (expected)

@@ -13,7 +13,8 @@ from monitor.oncall.links import dashboard_url, evidence_url, parse_time, templa
 from monitor.oncall.page import marked_answer, render_page, render_runbook
 from monitor.oncall.query import AuditFilter, AuditItem, group, ranked_answers, record_counts
 from monitor.oncall.report import EvidenceQuery, build_report
-from tests.unit.monitor.oncall.conftest import audit_record, event_dict
+from monitor.scoring import claim_tally
+from tests.unit.monitor.oncall.conftest import audit_record, checked, event_dict
 
 RULE = AlertRule("hallucination_high", "hallucination", "above", 0.1, 0.08, summary="too many")
 CLEAN = "Revenue grew 12% in 2023 [r.pdf:1:12-40]."
@@ -24,10 +25,29 @@ def item(record: dict[str, Any], offset: int = 0) -> AuditItem:
 
 
 def test_record_counts_match_the_window_vector(record: dict[str, Any]) -> None:
-    # one claim citing [0] (valid) judged not_supported; 2 citations, one valid
+    # Two claims, each citing one span: [0] valid (the claim says 2023's figure is 12%, the
+    # passage too, but the claim's "2023" is cut off the span: not_supported) and [1] out of
+    # bounds (no valid citation: hallucinated). The recount equals monitor.scoring's tally.
     assert record_counts(record) == {
-        "citations": 2, "valid_citations": 1, "claims": 1, "cited_claims": 1,
-        "decided_claims": 1, "supported_claims": 0, "unsupported_claims": 1,
+        "citations": 2, "valid_citations": 1, "claims": 2, "cited_claims": 2,
+        "decided_claims": 2, "supported_claims": 0, "unsupported_claims": 2,
+    }  # fmt: skip
+    _, verdict = checked(event_dict())
+    tally = claim_tally(verdict.claims, {c.citation.index for c in verdict.citations if c.valid})
+    counts = record_counts(record)
+    assert (counts["claims"], counts["cited_claims"], counts["decided_claims"]) == (
+        tally.claims,
+        tally.cited,
+        tally.decided,
+    )
+    assert (counts["supported_claims"], counts["unsupported_claims"]) == (
+        tally.supported,
+        tally.hallucinated,
+    )
+    # a record carrying the worker's own counts is taken at its word
+    assert record_counts({**record, "counts": {"claims": 7, "unsupported_claims": 3}}) == {
+        "citations": 0, "valid_citations": 0, "claims": 7, "cited_claims": 0,
+        "decided_claims": 0, "supported_claims": 0, "unsupported_claims": 3,
     }  # fmt: skip
 
 
@@ -79,9 +99,9 @@ def test_report_ranks_by_move_and_escapes_everything() -> None:
     )
     assert [a["event_id"] for a in report["answers"]] == ["bad"]
     assert report["answers_in_range"] == 2
-    # totals: bad 1/1, good 0/1 weighted 2 → 1/3; bad's move 1/3 − 0/2
-    assert report["estimate"]["rate"] == pytest.approx(1 / 3)
-    assert report["answers"][0]["move"] == pytest.approx(1 / 3, abs=1e-6)
+    # totals: bad 2 of 2 claims, good 0 of 1 weighted 2 → 2/4; bad's move 2/4 − 0/2
+    assert report["estimate"]["rate"] == pytest.approx(2 / 4)
+    assert report["answers"][0]["move"] == pytest.approx(2 / 4, abs=1e-6)
     assert report["answers"][0]["claims"][0]["judge"]["reasons"] == ["<img src=x onerror=1>"]
     page = render_page(report, "http://h:1")
     assert "<script>" not in page and "&lt;script&gt;" in page
