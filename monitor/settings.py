@@ -192,9 +192,10 @@ class Settings(BaseSettings):
     public_url: str = ""
     #: RAGMON_RUNBOOK_URL: the runbook alerts link to (empty: the worker's /evidence/runbook).
     runbook_url: str = ""
-    #: RAGMON_EVIDENCE_MAX_RECORDS: audit records one evidence request reads at most (newest
-    #: kept; the page says so when a range holds more). Nothing is kept between requests.
-    evidence_max_records: int = Field(default=50_000, ge=100)
+    #: RAGMON_EVIDENCE_MAX_RECORDS: audit records one evidence request keeps at most (the newest;
+    #: the page says so when a range holds more), ~7.6 kB each while the request runs (its bytes
+    #: and a slim parse): 10,000 ≈ 76 MB. Nothing is kept between requests.
+    evidence_max_records: int = Field(default=10_000, ge=100)
     #: RAGMON_EVIDENCE_MAX_HOURS: longest time range one evidence request reads.
     evidence_max_hours: float = Field(default=24.0, gt=0)
     #: RAGMON_EVIDENCE_ANSWERS: answers the page shows (the top of the ranking).

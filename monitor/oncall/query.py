@@ -11,6 +11,7 @@ Pure: standard library only.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,18 @@ class AuditItem:
     partition: int = -1
     offset: int = -1
     timestamp: float | None = None  # the Kafka record's, epoch seconds
+    #: the record as published when `record` is its slim form (`slimmed`): parsed again only
+    #: for the answers a page shows
+    raw: bytes | None = None
+
+    def full(self) -> dict[str, Any]:
+        if self.raw is None:
+            return self.record
+        try:
+            parsed = json.loads(self.raw)
+        except ValueError:
+            return self.record
+        return parsed if isinstance(parsed, dict) else self.record
 
     @property
     def is_judge(self) -> bool:
@@ -40,6 +53,21 @@ class AuditItem:
             if isinstance(value, int | float):
                 return float(value)
         return self.timestamp
+
+
+#: what ranking and the page's selection read from a record; the rest waits in its bytes
+_SLIM_KEYS = ("event_id", "app", "reason", "audit_reason", "audited_at", "judged_at")
+
+
+def slimmed(record: Mapping[str, Any], raw: bytes, partition: int, offset: int,
+            timestamp: float | None) -> AuditItem:  # fmt: skip
+    """An item that keeps a record's bytes (compact) and only the fields ranking needs parsed:
+    a page's read of tens of thousands of records must not hold them all as dicts."""
+    slim: dict[str, Any] = {k: record[k] for k in _SLIM_KEYS if k in record}
+    slim["claims"] = [{"verdict": c.get("verdict")} for c in record.get("claims") or []]
+    if record.get("reason") != "judge":
+        slim["counts"] = record_counts(record)
+    return AuditItem(slim, partition, offset, timestamp, raw)
 
 
 @dataclass(frozen=True, slots=True)

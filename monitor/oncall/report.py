@@ -92,8 +92,8 @@ def _has_verdict(answer: Answer, verdicts: tuple[str, ...]) -> bool:
 
 
 def answer_entry(answer: Answer, move: float | None, position: int) -> dict[str, Any]:
-    record = answer.check.record if answer.check is not None else {}
-    judge = answer.judge.record if answer.judge is not None else None
+    record = answer.check.full() if answer.check is not None else {}
+    judge = answer.judge.full() if answer.judge is not None else None
     judged = {c.get("index"): c for c in (judge or {}).get("claims") or []}
     claims = []
     for c in record.get("claims") or []:

@@ -214,3 +214,23 @@ def test_index_links_each_app_escaped() -> None:
         'href="http://h/evidence?app=shop&amp;from=100&amp;to=200&amp;rule=hallucination_high"'
         in page
     )
+
+
+def test_slim_items_rank_alike_and_show_the_whole_record() -> None:
+    """The page keeps records as bytes plus the fields ranking reads; the report is the same."""
+    import json as _json
+
+    from monitor.oncall.query import slimmed
+
+    bad = audit_record(event_dict("bad"), audit_reason="failure", audited_at=100.0)
+    good = audit_record(event_dict("good", CLEAN), audit_reason="sample", audited_at=101.0)
+    items = [item(r, i) for i, r in enumerate([good, bad])]
+    slim = [
+        slimmed(i.record, _json.dumps(i.record).encode(), i.partition, i.offset, i.timestamp)
+        for i in items
+    ]
+    assert "question" not in slim[1].record and "citations" not in slim[1].record
+    query = EvidenceQuery("search", 0.0, 200.0, RULE)
+    whole = build_report(items, query, 0.5, records_read=2, truncated=False)
+    lean = build_report(slim, query, 0.5, records_read=2, truncated=False)
+    assert lean == whole and lean["answers"][0]["question"] == "What <b>grew</b>?"
