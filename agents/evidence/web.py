@@ -38,6 +38,11 @@ from monitor.settings import Settings
 log = structlog.get_logger("ragmon.evidence")
 
 DEFAULT_SINCE = "15m"
+PAGE_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
 #: one request at a time reads the topic: the page must never compete with the check path
 _READS = asyncio.Semaphore(1)
 
@@ -104,15 +109,20 @@ def install(app: Any, settings: Settings, port: int) -> None:
     base = base_url(settings.public_url, settings.metrics_host, port)
     topics = {role: spec.name for role, spec in topic_specs(settings).items()}
 
-    async def report_for(view: Any, request: Any) -> tuple[dict[str, Any] | None, Any]:
+    async def report_for(request: Any) -> tuple[dict[str, Any] | None, str, int]:
+        """The report, or why not and the HTTP status."""
         try:
             query = parse_query(request.query, settings, rules, time.time())
-            return await evidence_report(settings, query), None
+            return await evidence_report(settings, query), "", 200
         except BadQuery as exc:
-            return None, str(exc)
+            return None, str(exc), 400
         except RagmonError as exc:  # the broker is unreachable
             log.warning("evidence page could not read the audit topic", error=str(exc))
-            return None, f"cannot read the audit trail: {exc}"
+            return None, f"cannot read the audit trail: {exc}", 503
+
+    def html(view: Any, body: str, status: int = 200) -> Any:
+        # Defence in depth behind the escaping: the page runs no script and loads nothing.
+        return view.html(body, status=status, headers=dict(PAGE_HEADERS))
 
     async def index(view: Any, request: Any) -> Any:
         """Without an app: the apps with audited answers in the range, to pick from."""
@@ -120,32 +130,31 @@ def install(app: Any, settings: Settings, port: int) -> None:
         try:
             since = parse_duration(request.query.get("since") or DEFAULT_SINCE, "since")
         except ConfigError as exc:
-            return view.html(f"<p>{esc(exc)}</p>", status=400)
+            return html(view, f"<p>{esc(exc)}</p>", 400)
         start = max(now - since, now - settings.evidence_max_hours * 3600)
         try:
             async with _READS:
                 window = await read_window(settings, start, now, settings.evidence_max_records)
         except RagmonError as exc:
-            return view.html(f"<p>cannot read the audit trail: {esc(exc)}</p>", status=503)
+            return html(view, f"<p>cannot read the audit trail: {esc(exc)}</p>", 503)
         apps = Counter(
             str(i.record.get("app")) for i in window.items if not i.is_judge and i.record.get("app")
         )
-        return view.html(render_index(apps, base, start, now, request.query.get("rule")))
+        return html(view, render_index(apps, base, start, now, request.query.get("rule")))
 
     async def page_view(view: Any, request: Any) -> Any:
         if not request.query.get("app"):
             return await index(view, request)
-        report, problem = await report_for(view, request)
+        report, problem, status = await report_for(request)
         if report is None:
-            return view.html(
-                f"<!doctype html><title>ragmon evidence</title><p>{esc(problem)}</p>", status=400
-            )
-        return view.html(render_page(report, base))
+            body = f"<!doctype html><title>ragmon evidence</title><p>{esc(problem)}</p>"
+            return html(view, body, status)
+        return html(view, render_page(report, base))
 
     async def api_view(view: Any, request: Any) -> Any:
-        report, problem = await report_for(view, request)
+        report, problem, status = await report_for(request)
         if report is None:
-            return view.json({"error": problem}, status=400)
+            return view.json({"error": problem}, status=status)
         return view.json(report)
 
     async def record_view(view: Any, request: Any, role: str) -> Any:
@@ -157,8 +166,11 @@ def install(app: Any, settings: Settings, port: int) -> None:
             partition, offset = int(q.get("partition", "")), int(q.get("offset", ""))
         except ValueError:
             return view.json({"error": "give partition and offset"}, status=400)
-        async with _READS:
-            message = await read_one(settings, topic, partition, offset)
+        try:
+            async with _READS:
+                message = await read_one(settings, topic, partition, offset)
+        except RagmonError as exc:
+            return view.json({"error": f"cannot read {topic}: {exc}"}, status=503)
         if message is None:
             return view.json({"error": "no such record (past retention?)"}, status=404)
         return view.json({"topic": topic, **decoded(message)})
@@ -170,7 +182,7 @@ def install(app: Any, settings: Settings, port: int) -> None:
         return await record_view(view, request, "answers")
 
     async def runbook_view(view: Any, request: Any) -> Any:
-        return view.html(render_runbook(base))
+        return html(view, render_runbook(base))
 
     app.page(EVIDENCE_PATH, name="ragmon_evidence")(page_view)
     app.page(API_PATH, name="ragmon_evidence_api")(api_view)

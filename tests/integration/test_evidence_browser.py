@@ -157,6 +157,10 @@ def test_the_page_behind_the_alert_link(
     assert set(ranked[1:]) == {"small-0", "small-1", "small-2"}
     assert data["answers"][0]["sampled_for_judge"] is False  # the judge is off
 
+    with urllib.request.urlopen(link, timeout=30) as response:
+        # behind the escaping, the page may run no script at all
+        assert response.headers["Content-Security-Policy"].startswith("default-src 'none'")
+        assert response.headers["Content-Type"].startswith("text/html")
     dom = browse(link, tmp_path, "--dump-dom")
     first = dom.index('id="answer-1"')
     second = dom.index('id="answer-2"')
