@@ -5,6 +5,7 @@ text. Debian's chromium, headless, started by the test; a screenshot under the t
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import shutil
@@ -176,3 +177,50 @@ def test_the_page_behind_the_alert_link(
     shot = tmp_path / "evidence.png"
     browse(link, tmp_path, f"--screenshot={shot}", "--window-size=1280,2400")
     assert shot.is_file() and shot.stat().st_size > 10_000
+
+
+def test_the_page_shows_the_judges_verdict_and_reasoning(
+    broker: EmbeddedBroker, start_worker: Callable[..., WorkerProcess]
+) -> None:
+    """With the judge on (the fake OpenAI-compatible server, every answer sampled), the page
+    merges the judge's audit record into the answer: its verdict and reasoning per claim, and
+    the check's record says the answer was sampled."""
+    from agents.judging.fake_server import JudgeHTTPServer
+
+    judge = JudgeHTTPServer().start()
+    try:
+        ns = Namespace("evidence-judge")
+        worker = start_worker(
+            ns,
+            RAGMON_AUDIT_SAMPLE_RATE="1.0",
+            RAGMON_CHECK_PROCESSES="0",
+            RAGMON_JUDGE_ENABLED="true",
+            OPENAI_BASE_URL=judge.url,
+            OPENAI_API_KEY="test-key",
+            RAGMON_JUDGE_MODEL="ok",
+            RAGMON_ESCALATION_MODEL="ok",
+            RAGMON_JUDGE_SAMPLE_RATE="1",
+            RAGMON_JUDGE_OVERSAMPLE_RATE="1",
+        )
+        worker.wait_assigned(timeout=90)
+        answers = [event(f"good-{i}", GOOD) for i in range(5)] + [event("worst-1", WORST)]
+        produce(broker.bootstrap, ns.topic("answers"), answers)
+        api = f"{worker.base}/evidence/api?app={APP}&since=10m"
+
+        def judged() -> dict[str, Any] | None:
+            with urllib.request.urlopen(api, timeout=30) as response:
+                found = json.loads(response.read())
+            first = found["answers"][0] if found["answers"] else None
+            return first if first is not None and "judge" in first else None
+
+        first = wait_until(judged, 90, what="the judge's record on the page")
+        assert first["event_id"] == "worst-1" and first["sampled_for_judge"] is True
+        claims = [c for c in first["claims"] if "judge" in c]
+        assert claims and all(c["judge"]["outcome"] for c in claims)
+        assert any(c["judge"]["reasons"] for c in claims)  # the judge's reasoning
+        page = urllib.request.urlopen(api.replace("/evidence/api?", "/evidence?"), timeout=30)
+        text = page.read().decode()
+        reasoning = next(c["judge"]["reasons"][0] for c in claims if c["judge"]["reasons"])
+        assert html.escape(reasoning) in text
+    finally:
+        judge.stop()
