@@ -289,17 +289,17 @@ def test_rules_are_evaluated_on_the_timer_when_no_answer_arrives() -> None:
     agg, _, _, alerting, clock = make()
     agg.sync_ownership(range(4))
     clock.now = 100.0
-    agg.handle(batch("search", entry("e1", 100, claims=4)))
+    agg.handle(batch("search", entry("e1", 100, citations=4, valid_citations=4)))
     clock.now = 100.4  # within the second: not evaluated on arrival
-    agg.handle(batch("search", entry("e2", 100.4, True, claims=4, unsupported_claims=4)))
+    agg.handle(batch("search", entry("e2", 100.4, True, citations=4)))
     assert len(alerting.observed) == 1
     agg.publish(101.5)  # the gauge timer, no new answer
     assert len(alerting.observed) == 2
     figures, _ = alerting.observed[-1]
-    assert figures.at == 101.5 and figures.values["hallucination"] == pytest.approx(4 / 8)
+    assert figures.at == 101.5 and figures.values["validity"] == pytest.approx(4 / 8)
     agg.publish(101.9)  # at most once a second
     assert len(alerting.observed) == 2
     # the window empties with the clock: the rules see an app without events
     agg.publish(1000.0)
     figures, _ = alerting.observed[-1]
-    assert figures.events == 0 and figures.values["hallucination"] is None
+    assert figures.events == 0 and figures.values["validity"] is None

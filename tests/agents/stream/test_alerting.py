@@ -162,33 +162,31 @@ def test_render_writes_then_checks(tmp_path: Path, capsys: pytest.CaptureFixture
 def test_examples_are_ranked_by_how_much_each_answer_moved_the_rate(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    rule = AlertRule("hallucination_high", "hallucination", "above", 0.1, 0.08, min_events=5,
+    rule = AlertRule("validity_low", "validity", "below", 0.95, 0.97, min_events=5,
                      for_seconds=0)  # fmt: skip
     alerting = Alerting((rule,), None, links_base="http://h:1")
-    totals = {"claims": 40, "unsupported_claims": 7}
-    # window rate 7/40 = 0.175; move = (n − 0.175·d)/(40 − d):
-    # e1 (1 of 4) 0.3/36, e2 (4 of 4) 3.3/36, e3 (2 of 4) 1.3/36, e4 (0 of 4) < 0
+    totals = {"citations": 40, "valid_citations": 33}
+    # window rate 33/40 = 0.825; an answer lowered it by (0.825·d − n)/(40 − d):
+    # e1 (3 of 4 valid) 0.3/36, e2 (0 of 4) 3.3/36, e3 (2 of 4) 1.3/36, e4 (4 of 4) < 0
     candidates = [
-        ("e1", {"claims": 4, "unsupported_claims": 1}),
-        ("e2", {"claims": 4, "unsupported_claims": 4}),
-        ("e3", {"claims": 4, "unsupported_claims": 2}),
-        ("e4", {"claims": 4, "unsupported_claims": 0}),
+        ("e1", {"citations": 4, "valid_citations": 3}),
+        ("e2", {"citations": 4, "valid_citations": 0}),
+        ("e3", {"citations": 4, "valid_citations": 2}),
+        ("e4", {"citations": 4, "valid_citations": 4}),
     ]
-    figures = WindowFigures(app="a b", at=1000.0, events=10, values={"hallucination": 0.175})
+    figures = WindowFigures(app="a b", at=1000.0, events=10, values={"validity": 0.825})
     [fired] = alerting.observe(figures, ["e4", "e3", "e2", "e1"], candidates, totals)
     assert fired.examples == ("e2", "e3", "e1")
-    assert fired.evidence_url == (
-        "http://h:1/evidence?app=a%20b&rule=hallucination_high&from=700&to=1000"
-    )
+    assert fired.evidence_url == "http://h:1/evidence?app=a%20b&rule=validity_low&from=700&to=1000"
     assert fired.runbook_url == "http://h:1/evidence/runbook"
     out = capsys.readouterr().out
     assert "http://h:1/evidence?app=a%20b" in out  # the log line carries the link
     # /status lists what fires here, with the link (the rule's window and `for` back)
     assert alerting.firing_links() == [
         {
-            "rule": "hallucination_high",
+            "rule": "validity_low",
             "app": "a b",
-            "evidence": "http://h:1/evidence?app=a%20b&rule=hallucination_high&since=300s",
+            "evidence": "http://h:1/evidence?app=a%20b&rule=validity_low&since=300s",
         }
     ]
 
