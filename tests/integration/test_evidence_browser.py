@@ -31,6 +31,7 @@ rules:
     resolve_at: 0.07
     window: 120s
     min_events: 10
+    min_judged: 5
     for: 0s
     severity: warning
 """
@@ -110,9 +111,14 @@ def test_the_page_behind_the_alert_link(
     start_worker: Callable[..., WorkerProcess],
     tmp_path: Path,
 ) -> None:
+    from agents.judging.fake_server import JudgeHTTPServer
+
     rules = tmp_path / "rules.yaml"
     rules.write_text(RULES, encoding="utf-8")
     ns = Namespace("evidence")
+    # hallucination is an estimate from the judge's verdicts (the fake OpenAI-compatible
+    # server judges by word overlap): every answer is judged
+    judge = JudgeHTTPServer().start()
     worker = start_worker(
         ns,
         RAGMON_RULES_FILE=str(rules),
@@ -120,7 +126,22 @@ def test_the_page_behind_the_alert_link(
         RAGMON_WINDOW_STEP_SECONDS="5",
         RAGMON_AUDIT_SAMPLE_RATE="1.0",
         RAGMON_CHECK_PROCESSES="0",
+        RAGMON_JUDGE_ENABLED="true",
+        OPENAI_BASE_URL=judge.url,
+        OPENAI_API_KEY="test-key",
+        RAGMON_JUDGE_MODEL="ok",
+        RAGMON_ESCALATION_MODEL="ok",
+        RAGMON_JUDGE_SAMPLE_RATE="1",
+        RAGMON_JUDGE_OVERSAMPLE_RATE="1",
     )
+    try:
+        run_alert_case(broker, worker, tmp_path)
+    finally:
+        judge.stop()
+
+
+def run_alert_case(broker: EmbeddedBroker, worker: WorkerProcess, tmp_path: Path) -> None:
+    ns = worker.ns
     worker.wait_assigned(timeout=90)
     produce(
         broker.bootstrap, ns.topic("answers"), [event(f"good-{i:02d}", GOOD) for i in range(30)]
@@ -133,7 +154,7 @@ def test_the_page_behind_the_alert_link(
     # in the aggregate's window (not only checked), so the drift meets all 30
     wait_until(lambda: in_window() >= 30, 60, what="the healthy answers in the window")
     assert alert_link(worker) is None  # 0 of 30 claims unsupported
-    drift = [event(f"small-{i}", SMALL) for i in range(3)] + [event("worst-1", WORST)]
+    drift = [event(f"small-{i:02d}", SMALL) for i in range(20)] + [event("worst-1", WORST)]
     produce(broker.bootstrap, ns.topic("answers"), drift)
     try:
         link = wait_until(lambda: alert_link(worker), 60, what="the alert's log line")
@@ -148,15 +169,17 @@ def test_the_page_behind_the_alert_link(
         with urllib.request.urlopen(api, timeout=30) as response:
             found = json.loads(response.read())
         # the audit records of the last answers may still be on their way
-        return found if found["answers_in_range"] == 34 else None
+        return found if found["answers_in_range"] == 51 else None
 
     data = wait_until(report, 60, what="the evidence report")
     ranked = [a["event_id"] for a in data["answers"]]
-    # rate 9/42; the worst answer moved it by (6 − 6·9/42)/36, each small one by (1 − 2·9/42)/40
+    # cheap rate 26/76; the worst answer moved it by (6 − 6·26/76)/70, each small one by
+    # (1 − 2·26/76)/74; the page shows the top 20 (RAGMON_EVIDENCE_ANSWERS)
     assert ranked[0] == "worst-1"
-    assert data["answers"][0]["move"] == pytest.approx((6 - 6 * 9 / 42) / 36, abs=1e-6)
-    assert set(ranked[1:]) == {"small-0", "small-1", "small-2"}
-    assert data["answers"][0]["sampled_for_judge"] is False  # the judge is off
+    assert data["answers"][0]["move"] == pytest.approx((6 - 6 * 26 / 76) / 70, abs=1e-6)
+    assert data["answers"][1]["move"] == pytest.approx((1 - 2 * 26 / 76) / 74, abs=1e-6)
+    assert len(ranked) == 20 and all(r.startswith("small-") for r in ranked[1:])
+    assert data["answers"][0]["sampled_for_judge"] is True
 
     with urllib.request.urlopen(link, timeout=30) as response:
         # behind the escaping, the page may run no script at all
