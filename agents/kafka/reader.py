@@ -10,6 +10,7 @@ kept, and a read costs the records in the range, not the topic.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -107,7 +108,12 @@ async def read_topic(
         pending = set(tps)
         for tp in tps:
             c.seek(tp, max(first[tp], begins[tp]))
-        last = None if end is None or follow else end + slack
+        # A record stamped after the read began is past any range that ends by now: on a live
+        # topic the read must not wait for records to come (the end offsets, taken at the start,
+        # are a lower bound only, see below).
+        now = time.time() + 1.0  # a second for the producers' clocks
+        horizon = now if end is None else min(end + slack, now)
+        last = None if follow else horizon
         while pending:
             batch = await c.getmany(*pending, timeout_ms=500, max_records=2_000)
             for tp in list(pending):

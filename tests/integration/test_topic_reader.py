@@ -91,3 +91,49 @@ def test_every_record_of_multi_record_batches_is_read(broker: EmbeddedBroker) ->
     asyncio.run(more())
     settings = load_settings(bootstrap_servers=broker.bootstrap)
     assert _read(settings, topic) == list(range(30))
+
+
+def test_a_read_of_a_live_topic_ends_at_the_records_of_its_start(broker: EmbeddedBroker) -> None:
+    """Records keep coming (a worker auditing): a read up to now stops at the first record
+    stamped after it began instead of waiting for one past the end's slack."""
+    import threading
+
+    from aiokafka import AIOKafkaProducer
+
+    ns = Namespace("live")
+    topic = ns.topic("audit")
+    asyncio.run(_publish(broker.bootstrap, topic, 1, 0.0))
+    stop = threading.Event()
+
+    async def keep_producing() -> None:
+        producer = AIOKafkaProducer(bootstrap_servers=broker.bootstrap)
+        await producer.start()
+        try:
+            i = 100
+            while not stop.is_set():
+                await producer.send_and_wait(topic, json.dumps({"i": i}).encode(), partition=i % 3)
+                i += 1
+                await asyncio.sleep(0.05)
+        finally:
+            await producer.stop()
+
+    thread = threading.Thread(target=lambda: asyncio.run(keep_producing()), daemon=True)
+    thread.start()
+    try:
+        time.sleep(1.0)
+        settings = load_settings(bootstrap_servers=broker.bootstrap)
+        began = time.time()
+
+        async def main() -> list[float]:
+            stamps = []
+            async for m in read_topic(settings, topic, start=began - 600, end=began):
+                assert m.timestamp is not None
+                stamps.append(m.timestamp)
+            return stamps
+
+        # a read that waited for the slack (60 s) would fail here, not hang the suite
+        stamps = asyncio.run(asyncio.wait_for(main(), timeout=30))
+        assert len(stamps) >= 6 and max(stamps) <= began + 1.5  # nothing produced later
+    finally:
+        stop.set()
+        thread.join(10)
