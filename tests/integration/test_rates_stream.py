@@ -148,7 +148,18 @@ def test_labelled_stream_drives_the_gauges_to_the_estimate(
 def _labelled_stream(
     broker: Any, worker: WorkerProcess, ns: Namespace, dev: Labelled, prom: Prometheus | None
 ) -> None:
-    produce(broker.bootstrap, ns.topic("answers"), [(None, v) for v in dev.values])
+    records = [(None, v) for v in dev.values]
+    if prom is not None:
+        # the rules need increase(ragmon_events_total[5m]) >= 20, and increase() does not count
+        # a series' first sample: a stream checked within one scrape would never reach it
+        produce(broker.bootstrap, ns.topic("answers"), records[:1])
+        wait_until(
+            lambda: bool(prom.series(f'ragmon_events_total{{app="{APP}"}}')),
+            timeout=30,
+            what="Prometheus's first sample of the events counter",
+        )
+        records = records[1:]
+    produce(broker.bootstrap, ns.topic("answers"), records)
     want = dev.figures
     judged_claims = want["support_judged"]
     assert dev.labelled > 60 and judged_claims
