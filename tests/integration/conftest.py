@@ -252,3 +252,17 @@ def consume(bootstrap: str, topic: str, count: int, timeout: float = 30.0) -> li
         return out
 
     return asyncio.run(main())
+
+
+def run_ragmon(ns: Namespace, bootstrap: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """`ragmon ARGS` as a user runs it, against `bootstrap` with the namespace's topics."""
+    env = {**os.environ, "RAGMON_BOOTSTRAP_SERVERS": bootstrap, "RAGMON_TOPIC_PREFIX": ns.prefix}
+    return subprocess.run(
+        [sys.executable, "-m", "agents.cli", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )

@@ -22,7 +22,7 @@ from monitor.check import check_event
 from monitor.decode import decode_event
 from monitor.models import AnswerEvent
 from monitor.settings import load_settings
-from tests.integration.conftest import Namespace, produce
+from tests.integration.conftest import Namespace, produce, run_ragmon
 from tests.integration.test_evidence_browser import GOOD, SMALL, WORST, event
 
 pytestmark = pytest.mark.integration
@@ -50,16 +50,7 @@ def audit_records(answers: list[tuple[str, str]], app: str = "shop") -> list[tup
 
 
 def cli(ns: Namespace, bootstrap: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "RAGMON_BOOTSTRAP_SERVERS": bootstrap, "RAGMON_TOPIC_PREFIX": ns.prefix}
-    return subprocess.run(
-        [sys.executable, "-m", "agents.cli", "audit", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_ragmon(ns, bootstrap, "audit", *args)
 
 
 def test_audit_lists_the_pages_answers_and_seeks_by_time(broker: EmbeddedBroker) -> None:

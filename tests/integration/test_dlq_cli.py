@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -16,7 +15,7 @@ import pytest
 from agents.kafka.broker import EmbeddedBroker
 from agents.kafka.reader import read_topic
 from monitor.settings import load_settings
-from tests.integration.conftest import Namespace, WorkerProcess, produce, wait_until
+from tests.integration.conftest import Namespace, WorkerProcess, produce, run_ragmon, wait_until
 
 pytestmark = pytest.mark.integration
 
@@ -28,16 +27,7 @@ FIX = (
 
 
 def cli(ns: Namespace, bootstrap: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "RAGMON_BOOTSTRAP_SERVERS": bootstrap, "RAGMON_TOPIC_PREFIX": ns.prefix}
-    return subprocess.run(
-        [sys.executable, "-m", "agents.cli", "dlq", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_ragmon(ns, bootstrap, "dlq", *args)
 
 
 def records(bootstrap: str, topic: str) -> list[tuple[bytes | None, list[tuple[str, bytes]]]]:
