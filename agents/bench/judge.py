@@ -169,6 +169,13 @@ def measure(
         proc.wait(timeout=10)
     wall = {m: statistics.median(r["eps"] for r in rs) for m, rs in per_mode.items()}
     cpu = {m: statistics.median(r["cpu_eps"] for r in rs) for m, rs in per_mode.items()}
+    # A round runs the three modes back to back, so its ratios share the machine's state; on a
+    # shared machine one run can be 20% off the next, and the median of paired ratios is the
+    # steadier figure (the ratio of the medians pairs runs from different rounds).
+    paired = {
+        m: [a["cpu_eps"] / b["cpu_eps"] for a, b in zip(per_mode[m], per_mode["off"], strict=True)]
+        for m in ("on", "down")
+    }
     return {
         "events": len(events),
         "runs": runs,
@@ -181,6 +188,9 @@ def measure(
         "down_vs_off": wall["down"] / wall["off"],
         "on_vs_off_cpu": cpu["on"] / cpu["off"],
         "down_vs_off_cpu": cpu["down"] / cpu["off"],
+        "on_vs_off_paired_median": statistics.median(paired["on"]),
+        "down_vs_off_paired_median": statistics.median(paired["down"]),
+        "on_vs_off_rounds": paired["on"],
         "events_finished": {m: [r["done"] for r in rs] for m, rs in per_mode.items()},
         "max_queue_depth": max(r["max_queue_depth"] for r in per_mode["on"] + per_mode["down"]),
         "on_last_run": {k: v for k, v in per_mode["on"][-1].items() if "eps" not in k},
