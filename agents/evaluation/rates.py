@@ -100,6 +100,16 @@ def format_rates(fig: Mapping[str, Any]) -> str:
             f"{_f(r['ci_halfwidth_median']):>9}{_f(r['ci_coverage']):>10}"
             f"{_f(r['judge_only_ci_halfwidth_median']):>17}"
         )
+    spans = [
+        f"{rate} [{_f(iv[0])}, {_f(iv[1])}]"
+        for rate in RATES
+        if (iv := fig[rate].get("estimate_abs_error_median_interval"))
+    ]
+    if spans:
+        lines.append(
+            f"  |est-t| is a median over {fig['resamples']} resamples; its own 95% interval (order"
+            f" statistics): {'; '.join(spans)}"
+        )
     lines += [
         "  truth: share of events with the human label (support: supported; hallucination:",
         "  not_supported). cheap: what today's gauge reads from cheap verdicts (supported or not",

@@ -15,6 +15,7 @@ supported), as in the stream; the truth is the share of events with each label.
 
 from __future__ import annotations
 
+import math
 import random
 import statistics
 from collections.abc import Callable, Mapping, Sequence
@@ -138,6 +139,28 @@ def _median(xs: list[float]) -> float | None:
     return statistics.median(xs) if xs else None
 
 
+def median_interval(xs: Sequence[float], level: float = 0.95) -> tuple[float, float] | None:
+    """A distribution-free interval for the median of the distribution `xs` is drawn from: the
+    order statistics x_(l) and x_(R−l+1) with the largest l whose binomial tail keeps coverage
+    ≥ `level` (the number of draws below the median is Binomial(R, ½)). It says how precisely
+    R resamples pin a median down: with 200 resamples a median error of 0.05 is known to about
+    ±0.004. None when R is too small for `level` (R < 6 at 95%)."""
+    r = len(xs)
+    alpha = 1.0 - level
+    total = 2**r
+    tail = 0  # Σ_{k < l} C(r, k): draws below x_(l)
+    rank = 0
+    for k in range(r // 2 + 1):
+        tail += math.comb(r, k)
+        if 2 * tail > alpha * total:
+            break
+        rank = k + 1
+    if rank == 0:
+        return None
+    ordered = sorted(xs)
+    return ordered[rank - 1], ordered[r - rank]
+
+
 def resample(
     units: Sequence[EvalUnit],
     judge_rate: float = 0.1,
@@ -193,6 +216,7 @@ def resample(
             "cheap": cheap_fig[rate],
             "correction_abs_error_median": _median(acc["corr"]),
             "estimate_abs_error_median": _median(acc["est"]),
+            "estimate_abs_error_median_interval": median_interval(acc["est"]),
             "estimate_median": _median(acc["est_val"]),
             "ci_halfwidth_median": _median(acc["half"]),
             "ci_coverage": statistics.fmean(acc["cover"]) if acc["cover"] else None,

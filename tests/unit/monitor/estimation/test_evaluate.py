@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import math
+import random
+
 import pytest
 
 from monitor.estimation.evaluate import (
     EvalUnit,
     base_sums,
     cheap,
+    median_interval,
     reference,
     resample,
     sample_figures,
@@ -55,3 +59,26 @@ def test_same_seed_same_figures() -> None:
     many = UNITS * 40
     assert resample(many, 0.3, 20, seed=5) == resample(many, 0.3, 20, seed=5)
     assert resample(many, 0.3, 20, seed=5) != resample(many, 0.3, 20, seed=6)
+
+
+def test_median_interval_ranks_by_hand() -> None:
+    # R = 10: P(B ≤ 1) = 11/1024, two-sided 0.0215 ≤ 0.05; P(B ≤ 2) = 56/1024, 0.109 > 0.05:
+    # ranks 2 and 9 (the textbook pair for n = 10)
+    assert median_interval([float(x) for x in range(10, 0, -1)]) == (2.0, 9.0)
+    # R = 6: 2/64 = 0.031 ≤ 0.05, so ranks 1 and 6; R = 5: 2/32 = 0.0625 > 0.05, no interval
+    assert median_interval([3.0, 1.0, 2.0, 6.0, 5.0, 4.0]) == (1.0, 6.0)
+    assert median_interval([1.0, 2.0, 3.0, 4.0, 5.0]) is None
+    assert median_interval([]) is None
+
+
+def test_median_interval_covers_the_true_median() -> None:
+    # draws from an exponential distribution (median ln 2): the interval holds it in at least
+    # 95% of seeded repetitions (the order-statistic interval is conservative)
+    hits = 0
+    trials = 400
+    for seed in range(trials):
+        rng = random.Random(seed)
+        iv = median_interval([rng.expovariate(1.0) for _ in range(60)])
+        assert iv is not None
+        hits += iv[0] <= math.log(2) <= iv[1]
+    assert 0.93 <= hits / trials <= 0.995
