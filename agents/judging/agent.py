@@ -28,6 +28,7 @@ from typing import Any
 import structlog
 
 from agents.judging.canary import cheap_canary_hook
+from agents.kafka import handback
 from agents.output.records import judge_delta, labelled, score_entry, score_record
 from agents.telemetry.counting import Children
 from agents.telemetry.metrics import Metrics
@@ -42,6 +43,13 @@ log = structlog.get_logger("ragmon.judge")
 __all__ = ["JudgeRunner", "MetricsObserver", "attach_judge_agent", "cheap_canary_hook"]
 
 Publish = Callable[[dict[str, Any]], Awaitable[Any]]
+#: called once a submitted request is finished with (acks its message)
+Done = Callable[[], object]
+
+
+def _finish(done: Done | None) -> None:
+    if done is not None:
+        done()
 
 
 class MetricsObserver:
@@ -107,7 +115,9 @@ class JudgeRunner:
         self.client = client
         self.metrics = metrics
         self.concurrency = concurrency
-        self.queue: asyncio.Queue[JudgeRequest] = asyncio.Queue(maxsize=queue_size)
+        self.queue: asyncio.Queue[tuple[JudgeRequest, Done | None]] = asyncio.Queue(
+            maxsize=queue_size
+        )
         self.publish = publish
         self.audit = audit
         self.correct = correct
@@ -121,26 +131,49 @@ class JudgeRunner:
 
     # --- intake: never blocks ----------------------------------------------------------------
 
-    def submit(self, value: Mapping[str, Any] | JudgeRequest | Any) -> bool:
+    def submit(
+        self, value: Mapping[str, Any] | JudgeRequest | Any, done: Done | None = None
+    ) -> bool:
+        """Queue a request; `done` is called once the request is finished with: judged (or
+        failed for good), or dropped here (invalid, queue full). It is not called for a request
+        given up by `release` or cut off by `stop`: its message stays unacked, to be read again
+        by whoever owns the partition next."""
         try:
             request = value if isinstance(value, JudgeRequest) else parse_request(value)
         except RequestInvalid as exc:
             self.metrics.judge_dropped.labels(reason="invalid_request").inc()
             log.warning("judge request dropped", reason="invalid_request", detail=str(exc))
+            _finish(done)
             return False
         self._ensure_started()
         try:
-            self.queue.put_nowait(request)
+            self.queue.put_nowait((request, done))
         except asyncio.QueueFull:
             self._queue_full.inc()
             if request.estimation:
                 app = self.app_label(request.app)
                 self._child(self.metrics.estimation_answers, (app, "dropped")).inc()
+            _finish(done)
             return False
         depth = self.queue.qsize()
         self.max_depth = max(self.max_depth, depth)
         self.metrics.judge_queue_depth.set(depth)
         return True
+
+    def release(self) -> int:
+        """Give up every queued request not yet started (a rebalance or a stop): they are
+        dropped here without `done`, so their messages are read again by the next owner.
+        Returns how many."""
+        released = 0
+        while True:
+            try:
+                self.queue.get_nowait()
+            except asyncio.QueueEmpty:
+                break
+            self.queue.task_done()
+            released += 1
+        self.metrics.judge_queue_depth.set(0)
+        return released
 
     @property
     def full(self) -> bool:
@@ -157,14 +190,17 @@ class JudgeRunner:
 
     async def _work(self) -> None:
         while True:
-            request = await self.queue.get()
+            request, done = await self.queue.get()
             self.metrics.judge_queue_depth.set(self.queue.qsize())
             try:
                 await self.process(request)
             except asyncio.CancelledError:
-                raise
+                raise  # cut off by `stop`: not done, its message is read again
             except Exception:  # one bad request must not stop judging
                 log.exception("judge request failed", event_id=request.event_id)
+                _finish(done)
+            else:
+                _finish(done)
             finally:
                 self.queue.task_done()
 
@@ -279,16 +315,46 @@ def score_publisher(topic: Any) -> Publish:
 
 
 def attach_judge_agent(app: Any, runner: JudgeRunner, requests_topic: Any) -> Any:
-    """Register the judge agent on a Faust app; the runner stops with the app."""
+    """Register the judge agent on a Faust app; the runner stops with the app.
+
+    A request's message is acked when the runner is done with it, not when it is queued, so a
+    worker killed with requests queued or in flight loses none: the next owner of the
+    partition reads them again (an answer judged twice sends its label twice; the window
+    counts it once, by event id). Before a rebalance or a stop waits for unacked messages,
+    the queued requests are given up and every unfinished message handed back
+    (agents.kafka.handback), so a slow judge never holds a rebalance."""
+    pending: set[Any] = set()  # messages handed to the runner, not yet acked
 
     async def judge(stream: Any) -> None:
-        async for value in stream:
-            runner.submit(value)
+        async for event in stream.noack().events():
+            message = event.message
+            pending.add(message)
+            runner.submit(event.value, done=_acker(event, message, pending))
 
     agent = app.agent(requests_topic, name="ragmon.judge")(judge)
+
+    def release(consumer: Any) -> None:
+        queued = runner.release()
+        if pending:
+            handback.forget(consumer, pending)
+            log.info("judge requests handed back", queued=queued, unfinished=len(pending))
+            pending.clear()
+
+    handback.on_wait_empty(app, release)
 
     async def _stop(*_: Any, **__: Any) -> None:
         await runner.stop()
 
     app.on_before_shutdown.connect(_stop)
     return agent
+
+
+def _acker(event: Any, message: Any, pending: set[Any]) -> Done:
+    def done() -> None:
+        # a message handed back (rebalance, stop) is the next owner's: acking it here could
+        # commit past it if the partition came back to this worker
+        if message in pending:
+            pending.discard(message)
+            event.ack()
+
+    return done

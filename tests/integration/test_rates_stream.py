@@ -95,12 +95,12 @@ def judge(dev: Labelled) -> Iterator[JudgeHTTPServer]:
     server.stop()
 
 
-def judge_env(server: JudgeHTTPServer) -> dict[str, str]:
+def judge_env(server: JudgeHTTPServer, model: str = "ok") -> dict[str, str]:
     return {
         "RAGMON_JUDGE_ENABLED": "true",
         "OPENAI_BASE_URL": server.url,
         "OPENAI_API_KEY": "test-key",
-        "RAGMON_JUDGE_MODEL": "ok",
+        "RAGMON_JUDGE_MODEL": model,
         "RAGMON_ESCALATION_MODEL": "",
         "RAGMON_JUDGE_SAMPLE_RATE": str(RATE),
         "RAGMON_JUDGE_OVERSAMPLE_RATE": str(RATE),  # no oversampling: every request is a label
@@ -125,6 +125,10 @@ def estimates(worker: WorkerProcess) -> dict[str, float]:
     if events is not None:
         out["events"] = events
     return out
+
+
+def queued(worker: WorkerProcess) -> float:
+    return worker.metrics().get(_key("ragmon_judge_queue_depth"), 0.0)
 
 
 def test_labelled_stream_drives_the_gauges_to_the_estimate(
@@ -203,10 +207,10 @@ def test_the_estimate_survives_a_killed_worker(
     broker: Any, start_worker: Any, dev: Labelled, judge: JudgeHTTPServer
 ) -> None:
     ns = Namespace("rates-kill")
-    workers: list[WorkerProcess] = [
-        start_worker(ns, **judge_env(judge)),
-        start_worker(ns, **judge_env(judge)),
-    ]
+    # the judge answers after 0.2 s, one call at a time per worker (a local server): requests
+    # queue up in the workers, so the victim dies with some taken and not answered
+    env = judge_env(judge, model="ok@0.2")
+    workers: list[WorkerProcess] = [start_worker(ns, **env), start_worker(ns, **env)]
 
     def split() -> bool:
         parts = [w.answers_partitions() for w in workers]
@@ -216,9 +220,13 @@ def test_the_estimate_survives_a_killed_worker(
     records = [(json.loads(v)["event_id"].encode(), v) for v in dev.values]
     feeder = Feeder(broker.bootstrap, ns.topic("answers"), records).start()
 
-    # the victim owns the app's window and has counted part of the stream
+    # the victim owns the app's window, has counted part of the stream and holds judge
+    # requests it has not answered
     def owner() -> WorkerProcess | None:
-        return next((w for w in workers if estimates(w).get("events", 0) >= 60), None)
+        for w in workers:
+            if estimates(w).get("events", 0) >= 60 and queued(w) >= 2:
+                return w
+        return None
 
     victim = wait_until(owner, timeout=120, interval=0.1, what="a window with 60 answers")
     survivor = workers[1] if victim is workers[0] else workers[0]
@@ -229,19 +237,20 @@ def test_the_estimate_survives_a_killed_worker(
     assert sent_at_kill < len(records), "the stream ended before the kill: not mid-stream"
     feeder.join(60)
 
-    # Labels: the judge requests the victim had taken but not answered are gone with it (the
-    # judge agent acks on intake), so the sample may be smaller, never larger, than offline.
+    # Labels: the judge requests the victim had taken but not answered were never acked, so
+    # the survivor reads and judges them again: the sample is the offline one, every label
+    # once (a request judged by both sends its label twice; the window keeps one)
     expected = dev.figures["support_judged"]
     assert expected is not None
 
     def recovered() -> dict[str, float] | None:
         got = estimates(survivor)
-        full = got.get("events") == len(records) and got.get("judged", 0) >= 0.7 * expected
+        full = got.get("events") == len(records) and got.get("judged", 0) >= expected
         return got if full and "support" in got else None
 
     got = wait_until(recovered, timeout=180, interval=0.5, what="survivor's window complete")
     assert got is not None
     assert got["events"] == len(records)  # every answer once: dedup by event id
-    assert got["judged"] <= expected
+    assert got["judged"] == expected
     for rate in ("support", "hallucination"):
         assert got[rate + "_lower"] <= dev.truth[rate] <= got[rate + "_upper"], (rate, got)

@@ -149,7 +149,7 @@ async def test_judge_wiring_samples_checked_answers_into_judge_requests() -> Non
     # while the judge's queue is full, sampled answers are shed here, counted, not published
     assert rapp.judge is not None
     while not rapp.judge.full:  # the queue's own items: no judge task drains it here
-        rapp.judge.queue.put_nowait(parse_request(request))
+        rapp.judge.queue.put_nowait((parse_request(request), None))
     shed = {**event, "event_id": "r3"}
     async with rapp.faust.agents["ragmon.check"].test_context() as agent:
         await agent.put(json.dumps(shed).encode(), key=b"r3")
