@@ -15,11 +15,11 @@ supported), as in the stream; the truth is the share of events with each label.
 
 from __future__ import annotations
 
-import math
 import random
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from monitor.estimation.window import RATES, answer_sums, label_sums, rate_figures
@@ -146,15 +146,18 @@ def median_interval(xs: Sequence[float], level: float = 0.95) -> tuple[float, fl
     R resamples pin a median down: with 200 resamples a median error of 0.05 is known to about
     ±0.004. None when R is too small for `level` (R < 6 at 95%)."""
     r = len(xs)
-    alpha = 1.0 - level
+    # exact integer arithmetic: 2^r overflows a float from r ≈ 1,024 resamples
+    alpha = Fraction(1.0 - level).limit_denominator(1_000_000)
     total = 2**r
+    term = 1  # C(r, k)
     tail = 0  # Σ_{k < l} C(r, k): draws below x_(l)
     rank = 0
     for k in range(r // 2 + 1):
-        tail += math.comb(r, k)
-        if 2 * tail > alpha * total:
+        tail += term
+        if 2 * tail * alpha.denominator > alpha.numerator * total:
             break
         rank = k + 1
+        term = term * (r - k) // (k + 1)
     if rank == 0:
         return None
     ordered = sorted(xs)

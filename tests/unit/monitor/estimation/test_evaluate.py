@@ -82,3 +82,12 @@ def test_median_interval_covers_the_true_median() -> None:
         assert iv is not None
         hits += iv[0] <= math.log(2) <= iv[1]
     assert 0.93 <= hits / trials <= 0.995
+
+
+def test_median_interval_with_thousands_of_resamples() -> None:
+    # 2^4000 is no float: the ranks come from exact integers. For large R they approach the
+    # normal approximation R/2 ∓ 1.96·√R/2 (4000: 1938 and 2063, 1-based)
+    lo, hi = median_interval([float(x) for x in range(4000)]) or (None, None)
+    assert lo is not None and hi is not None
+    assert abs(lo - (2000 - 1.96 * math.sqrt(4000) / 2)) <= 2
+    assert abs(hi - (2000 + 1.96 * math.sqrt(4000) / 2)) <= 2
