@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
@@ -14,6 +14,18 @@ _LATENCY_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 
 _LAG_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0)
 # up to 120 s: a local CPU server takes tens of seconds per call (its default timeout is 120 s)
 _JUDGE_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 60.0, 120.0)
+
+# The estimated rates (ragmon_<rate>_ratio, each with _lower/_upper bounds): what each counts.
+_ESTIMATED_SHARES = {
+    "support": "the LLM judge would call supported (prediction-powered: cheap score on every "
+    "claim, judge verdicts on the uniform sample)",
+    "hallucination": "not supported by their cited evidence, as the LLM judge would say "
+    "(uncited claims count as not supported)",
+}
+_ABSENT_UNTIL_JUDGED = (
+    "Absent while fewer than 2 sampled answers were judged, so always absent with the judge off "
+    "(ragmon_judge_enabled 0)."
+)
 
 
 class AppLabels:
@@ -52,14 +64,10 @@ class Metrics:
     check_duration: Histogram
     event_lag: Histogram
     validity_ratio: Gauge
-    support_ratio: Gauge
-    hallucination_ratio: Gauge
     coverage_ratio: Gauge
     window_events: Gauge
-    support_ratio_lower: Gauge
-    support_ratio_upper: Gauge
-    hallucination_ratio_lower: Gauge
-    hallucination_ratio_upper: Gauge
+    # rate ("support", "hallucination") -> (estimate, lower bound, upper bound) of its 95% interval
+    estimates: Mapping[str, tuple[Gauge, Gauge, Gauge]]
     window_judged_claims: Gauge
     cheap_verdict_share: Gauge
     estimation_answers: Counter
@@ -86,26 +94,15 @@ class Metrics:
     def ratio_gauges(self) -> tuple[Gauge, ...]:
         return (
             self.validity_ratio,
-            self.support_ratio,
-            self.hallucination_ratio,
             self.coverage_ratio,
             self.window_events,
-            self.support_ratio_lower,
-            self.support_ratio_upper,
-            self.hallucination_ratio_lower,
-            self.hallucination_ratio_upper,
+            *(gauge for trio in self.estimates.values() for gauge in trio),
             self.window_judged_claims,
         )
 
     def estimate_gauges(self, rate: str) -> tuple[Gauge, Gauge, Gauge]:
         """(estimate, lower bound, upper bound) of `support` or `hallucination`."""
-        if rate == "support":
-            return self.support_ratio, self.support_ratio_lower, self.support_ratio_upper
-        return (
-            self.hallucination_ratio,
-            self.hallucination_ratio_lower,
-            self.hallucination_ratio_upper,
-        )
+        return self.estimates[rate]
 
 
 def build_metrics(registry: CollectorRegistry) -> Metrics:
@@ -119,6 +116,20 @@ def build_metrics(registry: CollectorRegistry) -> Metrics:
         name: str, doc: str, buckets: tuple[float, ...], labels: tuple[str, ...] = ()
     ) -> Histogram:
         return Histogram(f"ragmon_{name}", doc, labels, buckets=buckets, registry=registry)
+
+    def estimate(rate: str, share: str) -> tuple[Gauge, Gauge, Gauge]:
+        point = f"{rate}_ratio"
+        doc = f"Estimated share of the rolling window's claims {share}. {_ABSENT_UNTIL_JUDGED}"
+        estimated = gauge(point, doc, ("app",))
+        lower, upper = (
+            gauge(
+                f"{point}_{bound}",
+                f"{bound.title()} bound of ragmon_{point}'s 95% interval.",
+                ("app",),
+            )
+            for bound in ("lower", "upper")
+        )
+        return estimated, lower, upper
 
     return Metrics(
         registry=registry,
@@ -156,38 +167,7 @@ def build_metrics(registry: CollectorRegistry) -> Metrics:
         validity_ratio=gauge(
             "validity_ratio", "Valid citations / citations in the rolling window.", ("app",)
         ),
-        support_ratio=gauge(
-            "support_ratio",
-            "Estimated share of the rolling window's claims the LLM judge would call supported "
-            "(prediction-powered: cheap score on every claim, judge verdicts on the uniform "
-            "sample). Absent while fewer than 2 sampled answers were judged, so always absent "
-            "with the judge off (ragmon_judge_enabled 0).",
-            ("app",),
-        ),
-        hallucination_ratio=gauge(
-            "hallucination_ratio",
-            "Estimated share of the rolling window's claims not supported by their cited "
-            "evidence, as the LLM judge would say (uncited claims count as not supported). "
-            "Absent while fewer than 2 sampled answers were judged, so always absent with the "
-            "judge off (ragmon_judge_enabled 0).",
-            ("app",),
-        ),
-        support_ratio_lower=gauge(
-            "support_ratio_lower", "Lower bound of ragmon_support_ratio's 95% interval.", ("app",)
-        ),
-        support_ratio_upper=gauge(
-            "support_ratio_upper", "Upper bound of ragmon_support_ratio's 95% interval.", ("app",)
-        ),
-        hallucination_ratio_lower=gauge(
-            "hallucination_ratio_lower",
-            "Lower bound of ragmon_hallucination_ratio's 95% interval.",
-            ("app",),
-        ),
-        hallucination_ratio_upper=gauge(
-            "hallucination_ratio_upper",
-            "Upper bound of ragmon_hallucination_ratio's 95% interval.",
-            ("app",),
-        ),
+        estimates={rate: estimate(rate, share) for rate, share in _ESTIMATED_SHARES.items()},
         window_judged_claims=gauge(
             "window_judged_claims",
             "Claims of the rolling window's uniform judge sample with a judge verdict: the "
