@@ -24,8 +24,11 @@ def _rate(metric: str, by: str, *matchers: str) -> str:
     return f"sum by ({by}) (rate({metric}{{{sel}}}[{_RI}]))"
 
 
-def _quantile(q: float, metric: str, by: str = "le") -> str:
-    return f"histogram_quantile({q}, sum by ({by}) (rate({metric}_bucket[{_RI}])))"
+def _percentiles(metric: str, qs: tuple[float, ...], label: str = "") -> list[tuple[str, str]]:
+    """One target per quantile of a histogram, legend "p95" (or "p95 {{label}}" per `label`)."""
+    by, legend = (f"le, {label}", f" {{{{{label}}}}}") if label else ("le", "")
+    rate = f"sum by ({by}) (rate({metric}_bucket[{_RI}]))"
+    return [(f"histogram_quantile({q}, {rate})", f"p{round(q * 100)}{legend}") for q in qs]
 
 
 class _Layout:
@@ -335,10 +338,7 @@ def build_dashboard(
     )
     lay.panel(
         "Judge latency",
-        [
-            (_quantile(0.5, "ragmon_judge_latency_seconds", "le, model"), "p50 {{model}}"),
-            (_quantile(0.95, "ragmon_judge_latency_seconds", "le, model"), "p95 {{model}}"),
-        ],
+        _percentiles("ragmon_judge_latency_seconds", (0.5, 0.95), "model"),
         unit="s",
     )
     lay.panel(
@@ -360,19 +360,13 @@ def build_dashboard(
     lay.row("Worker health")
     lay.panel(
         "Check duration",
-        [
-            (_quantile(0.5, "ragmon_check_duration_seconds"), "p50"),
-            (_quantile(0.99, "ragmon_check_duration_seconds"), "p99"),
-        ],
+        _percentiles("ragmon_check_duration_seconds", (0.5, 0.99)),
         unit="s",
         w=8,
     )
     lay.panel(
         "Event lag (event time → checked)",
-        [
-            (_quantile(0.5, "ragmon_event_lag_seconds"), "p50"),
-            (_quantile(0.95, "ragmon_event_lag_seconds"), "p95"),
-        ],
+        _percentiles("ragmon_event_lag_seconds", (0.5, 0.95)),
         unit="s",
         w=8,
     )
