@@ -11,6 +11,7 @@ are ambiguous and are not read.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 Date = tuple[int, int, int]
 
@@ -38,22 +39,30 @@ for _n, _names in enumerate(
 _MONTH = r"(?P<{g}>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 _DAY = r"(?P<{g}>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?P<{g}>[12]\d{{3}})"
+
+
+def _month_and_day(after: str) -> str:
+    """The two orders of a month name and a day ("February 1", "1 (of) February"), each followed
+    by `after`, a pattern whose {g} slot takes the year's group name ("" for none): the dated and
+    the yearless regex read the same two orders."""
+    return (
+        _MONTH.format(g="am")
+        + r"\s+"
+        + _DAY.format(g="ad")
+        + after.format(g="ay")
+        + r"|"
+        + _DAY.format(g="bd")
+        + r"\s+(?:of\s+)?"
+        + _MONTH.format(g="bm")
+        + after.format(g="by")
+    )
+
+
 _DATE_RE = re.compile(
     r"(?<![\w-])(?:"
     r"(?P<iy>[12]\d{3})-(?P<im>[01]\d)-(?P<id>[0-3]\d)(?![\d])"  # ISO 2026-02-01 (also in 2026-02-01T10:00)
     r"|"
-    + _MONTH.format(g="am")
-    + r"\s+"
-    + _DAY.format(g="ad")
-    + r",?\s+"
-    + _YEAR.format(g="ay")
-    # "February 1, 2026"
-    + r"|"
-    + _DAY.format(g="bd")
-    + r"\s+(?:of\s+)?"
-    + _MONTH.format(g="bm")
-    + r",?\s+"
-    + _YEAR.format(g="by")  # "1 February 2026"
+    + _month_and_day(r",?\s+" + _YEAR)  # "February 1, 2026", "1 February 2026"
     + r"|"
     + _MONTH.format(g="cm")
     + r",?\s+"
@@ -64,15 +73,7 @@ _DATE_RE = re.compile(
 # Without a year ("April 9th", "9 April"): read only in an evidence sentence, where the claim's
 # year may be implied by the page; the year is 0 there and matches any year.
 _YEARLESS_RE = re.compile(
-    r"(?<![\w-])(?:"
-    + _MONTH.format(g="am")
-    + r"\s+"
-    + _DAY.format(g="ad")
-    + r"|"
-    + _DAY.format(g="bd")
-    + r"\s+(?:of\s+)?"
-    + _MONTH.format(g="bm")
-    + r")(?![\w,]|,?\s+[12]\d{3})",
+    r"(?<![\w-])(?:" + _month_and_day("") + r")(?![\w,]|,?\s+[12]\d{3})",
     re.I,
 )
 _HINT_RE = re.compile(r"\d{4}")  # every form writes a four-digit year
@@ -82,16 +83,21 @@ def _valid(year: int, month: int, day: int) -> bool:
     return 1 <= month <= 12 and 0 <= day <= 31 and 1000 <= year <= 2999
 
 
+def _read_month_and_day(g: dict[str, str | Any]) -> tuple[int, int]:
+    """(month, day) of a match of `_month_and_day`, in whichever order it was written."""
+    month, day = (g["am"], g["ad"]) if g["am"] else (g["bm"], g["bd"])
+    return _MONTHS[month.lower()], int(day)
+
+
 def dates(text: str, *, yearless: bool = False) -> list[Date]:
     """Every calendar date of `text`, in order (month-only dates have day 0); with `yearless`,
     also month-day dates without a year (year 0), after the others."""
     out: list[Date] = []
     if yearless and any(c.isdigit() for c in text):
         for m in _YEARLESS_RE.finditer(text):
-            g = m.groupdict()
-            month, day = (g["am"], g["ad"]) if g["am"] else (g["bm"], g["bd"])
-            if 1 <= int(day) <= 31:
-                out.append((0, _MONTHS[month.lower()], int(day)))
+            month, day = _read_month_and_day(m.groupdict())
+            if 1 <= day <= 31:
+                out.append((0, month, day))
     if not _HINT_RE.search(text):
         return out
     found: list[Date] = []
@@ -99,10 +105,8 @@ def dates(text: str, *, yearless: bool = False) -> list[Date]:
         g = m.groupdict()
         if g["iy"]:
             date = (int(g["iy"]), int(g["im"]), int(g["id"]))
-        elif g["am"]:
-            date = (int(g["ay"]), _MONTHS[g["am"].lower()], int(g["ad"]))
-        elif g["bm"]:
-            date = (int(g["by"]), _MONTHS[g["bm"].lower()], int(g["bd"]))
+        elif g["am"] or g["bm"]:
+            date = (int(g["ay"] or g["by"]), *_read_month_and_day(g))
         else:
             date = (int(g["cy"]), _MONTHS[g["cm"].lower()], 0)
         if _valid(*date):
