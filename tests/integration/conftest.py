@@ -21,8 +21,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from prometheus_client import CollectorRegistry
 
+from agents.judging.fake_server import JudgeHTTPServer
 from agents.kafka.broker import EmbeddedBroker, embedded_env, free_port
+from agents.telemetry.metrics import Metrics, build_metrics
 
 ROOT = Path(__file__).resolve().parents[2]
 T = TypeVar("T")
@@ -266,3 +269,20 @@ def run_ragmon(ns: Namespace, bootstrap: str, *args: str) -> subprocess.Complete
         timeout=120,
         check=False,
     )
+
+
+@pytest.fixture(scope="module")
+def judge_server() -> Iterator[JudgeHTTPServer]:
+    """The scripted OpenAI-compatible judge server, one per test module (its request log and
+    retry counts are per module); a slow reply takes 2 s, past the tests' client timeouts."""
+    srv = JudgeHTTPServer(slow_seconds=2.0).start()
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+@pytest.fixture()
+def metrics() -> Metrics:
+    """Every ragmon metric on a fresh registry, so a test reads only its own counts."""
+    return build_metrics(CollectorRegistry())

@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import json
 import socket
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from prometheus_client import CollectorRegistry
 
 from agents.judging.agent import MetricsObserver
 from agents.judging.fake_server import JudgeHTTPServer
-from agents.telemetry.metrics import Metrics, build_metrics
+from agents.telemetry.metrics import Metrics
 from monitor.judge.client import JudgeClient
 from monitor.judge.config import JudgeConfig
 from monitor.judge.prompt import Pair
@@ -28,20 +26,6 @@ pytestmark = pytest.mark.integration
 
 SUPPORTED = Pair("Revenue grew five percent", "In 2023 revenue grew by five percent overall.")
 CONTRADICTED = Pair("The premium costs twelve hundred", "Premium: nine hundred dollars.")
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[JudgeHTTPServer]:
-    srv = JudgeHTTPServer(slow_seconds=2.0).start()
-    try:
-        yield srv
-    finally:
-        srv.stop()
-
-
-@pytest.fixture()
-def metrics() -> Metrics:
-    return build_metrics(CollectorRegistry())
 
 
 async def _no_sleep(seconds: float) -> None:
@@ -66,21 +50,21 @@ def value(metrics: Metrics, name: str, **labels: str) -> float:
     return metrics.registry.get_sample_value(name, labels) or 0.0
 
 
-def bodies(server: JudgeHTTPServer, model: str) -> list[dict[str, Any]]:
-    return [r for r in server.state.requests if r.get("model") == model]
+def bodies(judge_server: JudgeHTTPServer, model: str) -> list[dict[str, Any]]:
+    return [r for r in judge_server.state.requests if r.get("model") == model]
 
 
 @pytest.mark.parametrize("model", ["format400", "format500"])
 async def test_auto_switches_form_on_a_refusal_and_keeps_it(
-    server: JudgeHTTPServer, metrics: Metrics, model: str
+    judge_server: JudgeHTTPServer, metrics: Metrics, model: str
 ) -> None:
-    client = client_for(server.url, metrics, model)
+    client = client_for(judge_server.url, metrics, model)
     first = await client.judge([SUPPORTED, CONTRADICTED])
     second = await client.judge([Pair("Profit fell", "Profit fell sharply.")])
     await client.aclose()
     assert [o.claim_verdict for o in first] == ["supported", "not_supported"]
     assert [o.claim_verdict for o in second] == ["supported"]
-    sent = [b["response_format"] for b in bodies(server, model)]
+    sent = [b["response_format"] for b in bodies(judge_server, model)]
     # one refused json_schema attempt, then llama-cpp-python's form for every call
     assert [f["type"] for f in sent] == ["json_schema", "json_object", "json_object"]
     assert all("schema" in f for f in sent[1:])
@@ -101,14 +85,14 @@ async def test_auto_switches_form_on_a_refusal_and_keeps_it(
 
 
 async def test_a_fixed_form_refused_is_not_retried(
-    server: JudgeHTTPServer, metrics: Metrics
+    judge_server: JudgeHTTPServer, metrics: Metrics
 ) -> None:
-    client = client_for(server.url, metrics, "format400", response_format="json_schema")
-    before = len(bodies(server, "format400"))
+    client = client_for(judge_server.url, metrics, "format400", response_format="json_schema")
+    before = len(bodies(judge_server, "format400"))
     out = await client.judge([SUPPORTED])
     await client.aclose()
     assert [(o.outcome, o.verdict) for o in out] == [("format_rejected", None)]
-    assert len(bodies(server, "format400")) - before == 1
+    assert len(bodies(judge_server, "format400")) - before == 1
     assert client.problems["format_rejected"].startswith("HTTP 400: ")
     assert "Input should be 'text' or 'json_object'" in client.problems["format_rejected"]
     outcome = {"model": "format400", "outcome": "format_rejected"}
@@ -117,9 +101,9 @@ async def test_a_fixed_form_refused_is_not_retried(
 
 @pytest.mark.parametrize("model", ["echo", "echo-rules"])
 async def test_an_echoed_example_is_never_a_verdict(
-    server: JudgeHTTPServer, metrics: Metrics, model: str
+    judge_server: JudgeHTTPServer, metrics: Metrics, model: str
 ) -> None:
-    client = client_for(server.url, metrics, model)
+    client = client_for(judge_server.url, metrics, model)
     out = await client.judge([SUPPORTED, CONTRADICTED])
     answer = await client.judge_answer("q?", "An answer [1].", "The reference.")
     await client.aclose()
@@ -132,9 +116,9 @@ async def test_an_echoed_example_is_never_a_verdict(
 
 
 async def test_other_client_errors_keep_the_server_words_without_the_key(
-    server: JudgeHTTPServer, metrics: Metrics
+    judge_server: JudgeHTTPServer, metrics: Metrics
 ) -> None:
-    client = client_for(server.url, metrics, "401")
+    client = client_for(judge_server.url, metrics, "401")
     out = await client.judge([SUPPORTED])
     await client.aclose()
     assert out[0].outcome == "client_error"
@@ -143,22 +127,22 @@ async def test_other_client_errors_keep_the_server_words_without_the_key(
 
 
 async def test_each_call_asks_for_what_its_reply_can_need(
-    server: JudgeHTTPServer, metrics: Metrics
+    judge_server: JudgeHTTPServer, metrics: Metrics
 ) -> None:
-    client = client_for(server.url, metrics, "ok@0", max_output_tokens=1_000)
+    client = client_for(judge_server.url, metrics, "ok@0", max_output_tokens=1_000)
     await client.judge([Pair(f"Claim {i} grew", f"Claim {i} grew a lot.") for i in range(5)])
     await client.judge([Pair("One more claim", "One more claim here.")])
     await client.aclose()
-    caps = [b["max_tokens"] for b in bodies(server, "ok@0")[-2:]]
+    caps = [b["max_tokens"] for b in bodies(judge_server, "ok@0")[-2:]]
     assert caps == [1_000, 40 + 210]  # 40 + 5 × 210 = 1090, held to the ceiling
 
 
-async def test_ollama_native_form(server: JudgeHTTPServer, metrics: Metrics) -> None:
-    client = client_for(server.url, metrics, "qwen-native", response_format="ollama")
+async def test_ollama_native_form(judge_server: JudgeHTTPServer, metrics: Metrics) -> None:
+    client = client_for(judge_server.url, metrics, "qwen-native", response_format="ollama")
     out = await client.judge([SUPPORTED])
     await client.aclose()
     assert [o.claim_verdict for o in out] == ["supported"]
-    (body,) = bodies(server, "qwen-native")
+    (body,) = bodies(judge_server, "qwen-native")
     assert body["stream"] is False and body["format"]["required"] == ["verdicts"]
     assert body["options"] == {"temperature": 0.0, "num_predict": 250}
     assert value(metrics, "ragmon_judge_tokens_total", model="qwen-native", direction="in") == 100
@@ -202,34 +186,36 @@ def test_eval_with_an_unreachable_judge_exits_non_zero_naming_the_url(
 
 
 def test_eval_when_every_call_fails_says_why(
-    server: JudgeHTTPServer, tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: Any
+    judge_server: JudgeHTTPServer, tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:
-    assert _eval(tmp_path, monkeypatch, server.url, "500") == 1
+    assert _eval(tmp_path, monkeypatch, judge_server.url, "500") == 1
     captured = capsys.readouterr()
     last = captured.err.strip().splitlines()[-1]
-    assert last.startswith(f"ragmon eval: every judge call to {server.url} failed (server_error ")
+    assert last.startswith(
+        f"ragmon eval: every judge call to {judge_server.url} failed (server_error "
+    )
     assert last.endswith("last server_error: HTTP 500: boom")  # no hint for a broken server
     assert "columns judge verdict" in captured.out
 
 
 async def test_the_retry_after_an_unusable_reply_samples(
-    server: JudgeHTTPServer, metrics: Metrics
+    judge_server: JudgeHTTPServer, metrics: Metrics
 ) -> None:
     """At temperature 0 the same request returns the same reply: the retry must differ."""
-    client = client_for(server.url, metrics, "malformed-once")
+    client = client_for(judge_server.url, metrics, "malformed-once")
     out = await client.judge([Pair("Sales rose in May", "Sales rose in May and June.")])
     await client.aclose()
     assert [o.claim_verdict for o in out] == ["supported"]
-    assert [b["temperature"] for b in bodies(server, "malformed-once")[-2:]] == [0.0, 0.7]
+    assert [b["temperature"] for b in bodies(judge_server, "malformed-once")[-2:]] == [0.0, 0.7]
     reasons = {"model": "malformed-once", "reason": "not_json"}
     assert value(metrics, "ragmon_judge_invalid_replies_total", **reasons) == 1
 
 
 def test_eval_with_a_refused_format_names_it_and_hints(
-    server: JudgeHTTPServer, tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: Any
+    judge_server: JudgeHTTPServer, tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:
     monkeypatch.setenv("RAGMON_JUDGE_RESPONSE_FORMAT", "json_schema")
-    assert _eval(tmp_path, monkeypatch, server.url, "format500") == 1
+    assert _eval(tmp_path, monkeypatch, judge_server.url, "format500") == 1
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert "failed (format_rejected 3); last format_rejected: HTTP 500: " in last
     assert "Input should be 'text' or 'json_object'" in last
