@@ -20,7 +20,7 @@ FORBIDDEN = {
     "structlog",
 }
 # Modules of monitor/ that are allowed to talk to the outside world (the shell's adapters).
-IMPURE = {"settings.py", "judge/client.py"}
+IMPURE = {"settings.py", "judge/call.py", "judge/client.py"}
 
 
 def _pure_modules() -> list[Path]:
