@@ -55,7 +55,7 @@ def test_without_grafana_alerts_go_to_the_log(
     assert gauge(metrics, "a") == 1 and alerting.firing() == [("validity_low", "a")]
     assert notifications(metrics, "log", "sent") == 1
     assert table["a"]["validity_low"]["status"] == "firing"  # type: ignore[index]
-    out = capsys.readouterr().out
+    out = _logged(capsys)
     assert "alert firing" in out and "validity_low" in out
 
 
@@ -179,7 +179,7 @@ def test_examples_are_ranked_by_how_much_each_answer_moved_the_rate(
     assert fired.examples == ("e2", "e3", "e1")
     assert fired.evidence_url == "http://h:1/evidence?app=a%20b&rule=validity_low&from=700&to=1000"
     assert fired.runbook_url == "http://h:1/evidence/runbook"
-    out = capsys.readouterr().out
+    out = _logged(capsys)
     assert "http://h:1/evidence?app=a%20b" in out  # the log line carries the link
     # /status lists what fires here, with the link (the rule's window and `for` back)
     assert alerting.firing_links() == [
@@ -208,3 +208,10 @@ def test_the_timer_writes_alert_state_to_the_apps_changelog_partition() -> None:
     store["a"] = {"r": 1}  # outside stream iteration, as from the gauge timer
     assert table == {"a": {"r": 1}} and table.sent == [(2, "a", {"r": 1})]
     assert store.get("a") == {"r": 1} and list(store) == ["a"] and len(store) == 1
+
+
+def _logged(capsys: pytest.CaptureFixture[str]) -> str:
+    """What was logged: on stdout under structlog's defaults, on stderr once a test before
+    this one ran `configure_logging` (its logger writes to the current sys.stderr)."""
+    captured = capsys.readouterr()
+    return captured.out + captured.err
