@@ -14,6 +14,7 @@ from agents.grafana.promql import alert_name, figure_query, grafana_expr, promet
 from agents.grafana.render import render_files
 from agents.grafana.sync import folder_uid, is_subset, plan
 from agents.stream.alerting import Alerting, build_alerting
+from agents.telemetry.logs import configure_logging
 from agents.telemetry.metrics import Metrics, build_metrics
 from monitor.alerts import AlertRule, WindowFigures, load_rules
 from monitor.settings import load_settings
@@ -210,8 +211,12 @@ def test_the_timer_writes_alert_state_to_the_apps_changelog_partition() -> None:
     assert store.get("a") == {"r": 1} and list(store) == ["a"] and len(store) == 1
 
 
+@pytest.fixture(autouse=True)
+def _logs_to_stderr() -> None:
+    # as a worker configures them, whatever an earlier test left (a level, a stream)
+    configure_logging("INFO", "json")
+
+
 def _logged(capsys: pytest.CaptureFixture[str]) -> str:
-    """What was logged: on stdout under structlog's defaults, on stderr once a test before
-    this one ran `configure_logging` (its logger writes to the current sys.stderr)."""
-    captured = capsys.readouterr()
-    return captured.out + captured.err
+    """What was logged (to the current sys.stderr, which capsys captures)."""
+    return capsys.readouterr().err
