@@ -32,18 +32,34 @@ import re
 from collections import OrderedDict
 from collections.abc import Sequence
 
-from monitor.dates import format_date, missing_dates
+from monitor.dates import date_stated, dates, format_date, missing_dates
 from monitor.evidence import index_evidence
 from monitor.text import STEMS, STOPWORDS, wordset
 
 _TOKEN_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 # a sentence ends at [.!?] before white space (not inside "4.2" or "U.S.A") or at a line break
 _SENTENCE_RE = re.compile(r"(?:[^.!?\n]|[.!?](?!\s|$))+(?:[.!?]+|\n|$)")
+# "not only ... but also" adds, it does not negate
 NEGATION_RE = re.compile(
-    r"\b(?:not|never|no|none|nobody|nothing|neither|nor|cannot|without|unable"
+    r"\b(?:not(?!\s+only\b)|never|no|none|nobody|nothing|neither|nor|cannot|without|unable"
     r"|den(?:y|ies|ied|ying)|fail(?:s|ed|ing)?\s+to|lack(?:s|ed|ing)?|unlikely|impossible"
     r"|hardly|rarely|seldom|absent)\b|n['’]t\b",
     re.I,
+)
+# Litotes: a plain negator right before (one word between at most) a word that is itself
+# negative cancels it: "did not fail to", "never once failed to", "not impossible", "can't deny"
+_NEGATIVE_WORD = re.compile(
+    r"(?:den(?:y|ies|ied|ying)|fail(?:s|ed|ing)?\s+to|lack(?:s|ed|ing)?|without|unable"
+    r"|unlikely|impossible|absent)$",
+    re.I,
+)
+_NEGATOR = re.compile(r"(?:not|never|no|cannot|n['’]t)$", re.I)
+_ONE_WORD_AT_MOST = re.compile(r"\W*(?:\w+\W+)?")
+# Negation cues that are content words: the claim's own cue is what the evidence differs by, so
+# it is left out of the share of the claim an evidence sentence must hold to be compared
+_CUE_WORDS = wordset(
+    "never none nobody nothing unable deny denies denied denying fail fails failed failing "
+    "lack lacks lacked lacking unlikely impossible hardly rarely seldom absent"
 )
 _NEGATION_HINT = re.compile(
     r"\b(?:no|ne|cannot|without|un|den|fail|lack|impossible|hardly|rarely|seldom|absent)|n['’]t",
@@ -59,14 +75,26 @@ POLARITY_ALIGNED = 0.7
 
 # Opposites in the same relation; every form of a word of one side against every form of the
 # other. Forms are listed, not stemmed: "rose" and "fell" have no common stem with their verbs.
+# Verbs of change in one direction against every verb of the other ("grew" / "declined").
+_UP = (
+    "increase increases increased increasing",
+    "rise rises rose risen rising",
+    "grow grows grew grown growing",
+    "climb climbs climbed climbing",
+    "expand expands expanded expanding",
+)
+_DOWN = (
+    "decrease decreases decreased decreasing",
+    "reduce reduces reduced reducing",
+    "fall falls fell fallen falling",
+    "decline declines declined declining",
+    "drop drops dropped dropping",
+    "shrink shrinks shrank shrunk shrinking",
+)
 _ANTONYM_PAIRS: tuple[tuple[str, str], ...] = (
-    ("increase increases increased increasing", "decrease decreases decreased decreasing"),
-    ("increase increases increased increasing", "reduce reduces reduced reducing"),
+    *((up, down) for up in _UP for down in _DOWN),
     ("increase increases increased increasing", "lower lowers lowered lowering"),
-    ("rise rises rose risen rising", "fall falls fell fallen falling"),
-    ("rise rises rose risen rising", "decline declines declined declining"),
     ("raise raises raised raising", "lower lowers lowered lowering"),
-    ("grow grows grew grown growing", "shrink shrinks shrank shrunk shrinking"),
     ("gain gains gained gaining", "lose loses lost losing"),
     ("win wins won winning", "lose loses lost losing"),
     ("higher highest", "lower lowest"),
@@ -80,6 +108,30 @@ _ANTONYM_PAIRS: tuple[tuple[str, str], ...] = (
     ("approve approves approved approving", "reject rejects rejected rejecting"),
     ("allow allows allowed allowing", "prohibit prohibits prohibited prohibiting"),
     ("allow allows allowed allowing", "forbid forbids forbade forbidden forbidding"),
+    ("allow allows allowed allowing", "ban bans banned banning"),
+    ("permit permits permitted permitting", "prohibit prohibits prohibited prohibiting"),
+    ("permit permits permitted permitting", "forbid forbids forbade forbidden forbidding"),
+    ("permit permits permitted permitting", "ban bans banned banning"),
+    ("support supports supported supporting", "oppose opposes opposed opposing"),
+    ("agree agrees agreed agreeing", "disagree disagrees disagreed disagreeing"),
+    ("appear appears appeared appearing", "disappear disappears disappeared disappearing"),
+    ("buy buys bought buying", "sell sells sold selling"),
+    ("import imports imported importing", "export exports exported exporting"),
+    ("guilty convicted", "innocent acquitted"),
+    ("convict convicts", "acquit acquits"),
+    ("victory", "defeat"),
+    ("surplus", "deficit"),
+    ("majority", "minority"),
+    ("overestimate overestimates overestimated", "underestimate underestimates underestimated"),
+    ("mandatory compulsory", "optional voluntary"),
+    ("temporary", "permanent"),
+    ("internal", "external"),
+    ("upper", "lower"),
+    ("strong stronger strongest", "weak weaker weakest"),
+    ("fast faster fastest", "slow slower slowest"),
+    ("rich richer richest", "poor poorer poorest"),
+    ("easy easier easiest", "difficult"),
+    ("safe safer safest", "unsafe dangerous"),
     ("include includes included including", "exclude excludes excluded excluding"),
     ("positive", "negative"),
     ("success successful succeeded", "failure unsuccessful"),
@@ -263,6 +315,27 @@ def _align(
     return best[0], best[1], best_n / len(claim_stems)
 
 
+def negated(text: str, start: int = 0, end: int | None = None) -> bool:
+    """`text[start:end]` holds a negation cue that no litotes cancels ("did not fail to")."""
+    stop = len(text) if end is None else end
+    cues = list(NEGATION_RE.finditer(text, start, stop))
+    if not cues:
+        return False
+    if len(cues) == 1:
+        return True
+    left = len(cues)
+    i = 0
+    while i + 1 < len(cues):
+        a, b = cues[i], cues[i + 1]
+        gap = _ONE_WORD_AT_MOST.fullmatch(text, a.end(), b.start())
+        if gap and _NEGATOR.match(a.group(0)) and _NEGATIVE_WORD.match(b.group(0)):
+            left -= 2
+            i += 2
+        else:
+            i += 1
+    return left > 0
+
+
 def _negated_region(sentence: _Sentence, hits: list[int]) -> bool:
     first = max(0, hits[0] - LEAD_IN_WORDS)
     start = sentence.spans[first][0]
@@ -270,7 +343,20 @@ def _negated_region(sentence: _Sentence, hits: list[int]) -> bool:
     # the cue may follow the last shared word's auxiliary: "X was not" ... keep one word more
     if hits[-1] + 1 < len(sentence.spans):
         end = sentence.spans[hits[-1] + 1][1]
-    return NEGATION_RE.search(sentence.text, start, end) is not None
+    return negated(sentence.text, start, end)
+
+
+def _content_stems(tokens: list[str], claim_negated: bool) -> set[str]:
+    """The claim's content stems to align on; its negation cue words (and the "longer" of "no
+    longer") are left out when it is negated: the un-negated evidence cannot hold them."""
+    if not claim_negated:
+        return {STEMS[t] for t in tokens if t not in STOPWORDS} - {""}
+    out = set()
+    for i, t in enumerate(tokens):
+        if t in STOPWORDS or t in _CUE_WORDS or (t == "longer" and tokens[i - 1 : i] == ["no"]):
+            continue
+        out.add(STEMS[t])
+    return out - {""}
 
 
 def _antonym(claim_tokens: list[str], sentence: _Sentence) -> str | None:
@@ -318,6 +404,47 @@ def _unit_mismatch(claim: str, texts: Sequence[str]) -> str | None:
                 other = u2
         if not same and other is not None:
             return f"{_show(number)} {unit} vs {other}"
+    return None
+
+
+def restated(claim: str, texts: Sequence[str]) -> frozenset[str]:
+    """Figures of the claim (digits as written, "1,500", "0.5") that the evidence states in
+    another form, so that their digits are missing from it without a changed fact: the same
+    quantity in another unit ("1.5 g" / "1,500 mg", "90 minutes" / "1.5 hours") or the month of
+    an ISO date the evidence writes with the month's name ("2024-03-01" / "1 March 2024")."""
+    out: set[str] = set()
+    wanted = [m for m in _QUANTITY_RE.finditer(claim) if m.group(3).lower() in _UNITS]
+    if wanted:
+        found = [q for text in texts for q in _quantities(text)]
+        for m in wanted:
+            number = float(m.group(1).replace(",", "") + (m.group(2) or ""))
+            kind, factor = _UNITS[" ".join(m.group(3).lower().split())]
+            amount = number * factor
+            if any(
+                k2 == kind and abs(n2 * _UNITS[u2][1] - amount) <= 1e-9 * max(1.0, abs(amount))
+                for n2, k2, u2 in found
+            ):
+                out.add(m.group(1) + (m.group(2) or ""))
+    if "-" in claim:
+        for date in dates(claim):
+            year, month, day = date
+            iso = day and f"{year:04d}-{month:02d}-{day:02d}" in claim
+            if iso and any(date_stated(date, dates(t, yearless=True)) for t in texts):
+                out.add(f"{month:02d}")
+    return frozenset(out)
+
+
+def value_date_mismatch(claim: str, value: object) -> str | None:
+    """A JSON value that is a date (or holds one) against the claim citing it: the claim's first
+    date the value does not state (formatted), None when either side states no date."""
+    if not isinstance(value, str) or len(value) > 64:
+        return None
+    found = dates(value)
+    if not found:
+        return None
+    for date in dates(claim):
+        if not date_stated(date, found):
+            return format_date(date)
     return None
 
 
@@ -384,6 +511,36 @@ def _entity_swap(
     return None
 
 
+def _role_swap(claim: str, claim_tokens: list[str], sentence: _Sentence) -> str | None:
+    """Two names of the claim that the aligned sentence holds in the other order around the same
+    words ("YouTube acquired Google" / "Google acquired YouTube"): the same relation with its
+    roles swapped. The words between must be the same and hold a content word, so a passive
+    ("was acquired by") or a list ("Smith and Jones") is no swap; a symmetric relation
+    ("France borders Spain") is read as one (docs/contrast.md)."""
+    names = [m.group(1).lower() for m in _NAME_RE.finditer(claim)]
+    first = initial_name(claim.strip())
+    if first is not None:
+        names.insert(0, first)
+    if len(names) < 2:
+        return None
+    theirs = sentence.tokens
+    places = []
+    for name in dict.fromkeys(names):
+        if claim_tokens.count(name) == 1 and theirs.count(name) == 1:
+            places.append((claim_tokens.index(name), theirs.index(name), name))
+    places.sort()
+    for i, (mine_a, theirs_a, a) in enumerate(places):
+        for mine_b, theirs_b, b in places[i + 1 :]:
+            if theirs_b > theirs_a:
+                continue
+            between = claim_tokens[mine_a + 1 : mine_b]
+            if between == theirs[theirs_b + 1 : theirs_a] and any(
+                t not in STOPWORDS for t in between
+            ):
+                return f"{a}/{b}"
+    return None
+
+
 def contrasts(claim: str, texts: Sequence[str], names_missing: bool) -> tuple[str, ...]:
     """`names_missing`: a name of the claim after its first word is absent from the evidence
     (the caller knows from its term look-ups); the swap check runs only then, or when the
@@ -403,7 +560,8 @@ def contrasts(claim: str, texts: Sequence[str], names_missing: bool) -> tuple[st
         if unit is not None:
             out.append(f"unit_mismatch:{unit}")
     tokens = [m.group(0).lower() for m in _TOKEN_RE.finditer(claim)]
-    stems = frozenset(STEMS[t] for t in tokens if t not in STOPWORDS) - {""}
+    claim_negated = _NEGATION_HINT.search(claim) is not None and negated(claim)
+    stems = frozenset(_content_stems(tokens, claim_negated))
     aligned = _align(stems, texts) if stems else None
     if aligned is None:
         return tuple(out)
@@ -412,20 +570,19 @@ def contrasts(claim: str, texts: Sequence[str], names_missing: bool) -> tuple[st
         missing = missing_dates(claim, sentence.text)
         if missing:
             out.append(f"date_mismatch:{format_date(missing[0])}")
-    if share >= POLARITY_ALIGNED:
-        claim_negated = _NEGATION_HINT.search(claim) is not None and (
-            NEGATION_RE.search(claim) is not None
-        )
-        if claim_negated != _negated_region(sentence, hits):
-            out.append("negation_mismatch")
+    if share >= POLARITY_ALIGNED and claim_negated != _negated_region(sentence, hits):
+        out.append("negation_mismatch")
     # the claim's predicate is by definition not in the sentence: the rest must be
     if share * len(stems) >= POLARITY_ALIGNED * (len(stems) - 1):
         opposite = _antonym(tokens, sentence)
         if opposite is not None:
             out.append(f"antonym:{opposite}")
+    swapped = None
     if names_missing or _initial_missing(claim, texts):
         lowered = " ".join(t.lower() for t in texts)
         swapped = _entity_swap(claim, tokens, sentence, lowered)
-        if swapped is not None:
-            out.append(f"entity_swap:{swapped}")
+    elif share >= POLARITY_ALIGNED:
+        swapped = _role_swap(claim, tokens, sentence)
+    if swapped is not None:
+        out.append(f"entity_swap:{swapped}")
     return tuple(out)

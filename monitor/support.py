@@ -49,7 +49,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from monitor.citations.values import flag_stated, value_stated
-from monitor.contrast import contrasts
+from monitor.contrast import contrasts, restated, value_date_mismatch
 from monitor.dates import has_date
 from monitor.evidence import claim_terms, index_evidence, shared_bigrams
 from monitor.models import AnswerEvent, CitationResult, Claim, ClaimVerdict, Confidence, Support
@@ -163,17 +163,23 @@ def lexical_support(claim_text: str, evidence_texts: Sequence[str], kind: str) -
     if missing_ids:
         score = min(score, MISSING_IDENTIFIER_CAP)
         reasons.extend(f"identifier_missing:{name}" for name in missing_ids[:3])
+    missing = sig.missing_numbers
+    if missing:
+        # the same quantity in another unit, or an ISO date's month named in the evidence
+        again = restated(claim_text, evidence_texts)
+        if again:
+            missing = tuple(r for r in missing if r.split()[0] not in again)
     flipped: tuple[str, ...] = ()
     # Only a prose claim the words would let pass is worth the closer look (contrast.py); a
     # claim about code stands or falls by its symbols and figures. A changed figure settles the
     # verdict already, so the look is taken then only to name a changed date as one.
-    if score >= UNVERIFIABLE_AT and not named and (not sig.missing_numbers or has_date(claim_text)):
+    if score >= UNVERIFIABLE_AT and not named and (not missing or has_date(claim_text)):
         flipped = contrasts(claim_text, evidence_texts, sig.missing_names > 0)
-    if sig.missing_numbers or flipped:
+    if missing or flipped:
         score *= MISSING_NUMBER_FACTOR  # once, whatever the number of flips
-        reasons.extend(f"number_missing:{raw}" for raw in sig.missing_numbers[:3])
+        reasons.extend(f"number_missing:{raw}" for raw in missing[:3])
         reasons.extend(flipped)
-    verdict, confidence = _band(score, kind, bool(sig.missing_numbers or flipped))
+    verdict, confidence = _band(score, kind, bool(missing or flipped))
     return Support(verdict, round(score, 4), confidence, "lexical", tuple(reasons))
 
 
@@ -227,12 +233,23 @@ def assess_claim(
     valid = [r for r in evidence if r.valid]
     if not valid:
         errors = sorted({r.error for r in evidence if r.error})
+        # a JSON-path date the claim states differently is named as the date flip it is
+        changed = [
+            d
+            for r in evidence
+            if r.error == "value_mismatch"
+            and (d := value_date_mismatch(claim.text, r.value)) is not None
+        ]
         return Support(
             "not_supported",
             0.0,
             "high",
             "rules",
-            ("invalid_citations", *(f"citation_error:{e}" for e in errors)),
+            (
+                "invalid_citations",
+                *(f"citation_error:{e}" for e in errors),
+                *(f"date_mismatch:{d}" for d in changed[:1]),
+            ),
         )
     markers = [
         (r.citation.start, r.citation.end) for r in evidence if r.citation.format != "segment"

@@ -4,8 +4,10 @@ not_supported with a reason naming it, and the faithful twin of each case stays 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from monitor.contrast import contrasts, verbatim
+from monitor.contrast import contrasts, negated, restated, value_date_mismatch, verbatim
 from monitor.support import CONTRADICTION_FACTOR, calibrated, lexical_support, signals
 
 
@@ -234,3 +236,160 @@ def test_an_opening_word_is_not_taken_for_a_swapped_name() -> None:
 
 def test_miles_and_kilometres_are_lengths() -> None:
     assert_flip("The river is 300 km long", "The river is 300 miles long.", "unit_mismatch")
+
+
+# General fixes found by the hand-written cases (contrast_cases.jsonl), each with its own test.
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        # 2 of 3 content stems (witness, accusation) without the cue "denied": under the gate
+        ("The witness denied the accusation", "The witness admitted the accusation."),
+        ("The mill no longer grinds flour", "The mill grinds flour."),
+        ("The pilot never flew the route", "The pilot flew the route."),
+    ],
+)
+def test_the_claims_own_cue_word_does_not_count_against_its_alignment(
+    claim: str, evidence: str
+) -> None:
+    assert contrasts(claim, [evidence], False) == ("negation_mismatch",)
+
+
+def test_not_only_is_no_negation() -> None:
+    assert not negated("The drug lowers not only blood pressure but also cholesterol")
+    assert_no_flip(
+        "The drug lowers blood pressure and cholesterol",
+        "The drug lowers not only blood pressure but also cholesterol.",
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("The bill did not pass", True),
+        ("The bill did not fail to pass", False),
+        ("The bill never once failed to pass", False),
+        ("A delay is not impossible", False),
+        ("She can't deny the charge", False),
+        ("The bill failed to pass and did not return", True),  # two negations, no litotes
+        ("The bill was not, as far as anyone knows, unable to pass", True),  # too far apart
+        ("The bill did not pass and was not without critics", True),  # one pair cancels of three
+        ("The bill passed", False),
+    ],
+)
+def test_a_negator_before_a_negative_word_cancels_it(text: str, expected: bool) -> None:
+    assert negated(text) is expected
+
+
+PLAIN = st.sampled_from(
+    ["the", "bill", "passed", "senate", "quickly", "after", "vote", "budget", "was", "large"]
+)
+
+
+@given(st.lists(PLAIN, min_size=2, max_size=12), st.data())
+def test_negation_counts_cues_and_cancels_only_adjacent_litotes(
+    words: list[str], data: st.DataObject
+) -> None:
+    assert not negated(" ".join(words))
+    at = data.draw(st.integers(0, len(words)))
+    negator = data.draw(st.sampled_from(["not", "never", "cannot"]))
+    once = [*words[:at], negator, *words[at:]]
+    assert negated(" ".join(once))
+    negative = data.draw(st.sampled_from(["failed to", "impossible", "without", "unable"]))
+    twice = [*words[:at], negator, negative, *words[at:]]
+    assert not negated(" ".join(twice))
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        ("YouTube acquired Google in 2006", "Google acquired YouTube in 2006."),
+        ("Chelsea beat Arsenal in the final", "Arsenal beat Chelsea in the final."),
+    ],
+)
+def test_names_swapped_around_the_same_relation_are_an_entity_swap(
+    claim: str, evidence: str
+) -> None:
+    assert_flip(claim, evidence, "entity_swap")
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        # a passive reverses the names around other words
+        ("Google acquired YouTube in 2006", "YouTube was acquired by Google in 2006."),
+        # a list: only function words between the names
+        ("Smith and Jones founded the firm", "Jones and Smith founded the firm."),
+    ],
+)
+def test_names_in_another_order_around_other_words_are_no_swap(claim: str, evidence: str) -> None:
+    _, flips = verdict_of(claim, evidence)
+    assert flips == ()
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        ("Exports climbed in the spring", "Exports dropped in the spring."),
+        ("The city permits street markets", "The city bans street markets."),
+        ("The jury found him guilty of theft", "The jury found him innocent of theft."),
+        ("The country ran a surplus last year", "The country ran a deficit last year."),
+    ],
+)
+def test_more_opposites(claim: str, evidence: str) -> None:
+    assert_flip(claim, evidence, "antonym")
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "again"),
+    [
+        ("The dose is 1.5 g a day", "The dose is 1,500 mg a day.", {"1.5"}),
+        ("The flight lasted 90 minutes", "The flight lasted 1.5 hours.", {"90"}),
+        ("The dose is 1.5 g a day", "The dose is 1,600 mg a day.", set()),
+        ("The dose is 1.5 g a day", "The dose is 1.5 km a day.", set()),  # another kind
+        ("It began on 2024-03-01", "It began on 1 March 2024.", {"03"}),
+        ("It began on 2024-03-01", "It began on 1 April 2024.", set()),
+    ],
+)
+def test_restated_figures(claim: str, evidence: str, again: set[str]) -> None:
+    assert restated(claim, [evidence]) == again
+
+
+@given(st.integers(1, 10**6), st.sampled_from([("km", "m", 1000), ("g", "mg", 1000)]))
+def test_a_quantity_in_a_smaller_unit_is_restated_only_when_equal(
+    n: int, units: tuple[str, str, int]
+) -> None:
+    big, small, factor = units
+    claim = f"The load is {n} {big}"
+    assert restated(claim, [f"The load is {n * factor:,} {small}."]) == {str(n)}
+    # a tenth of the larger unit more: another quantity (equality is up to float rounding only)
+    assert restated(claim, [f"The load is {n * factor + factor // 10:,} {small}."]) == set()
+
+
+def test_a_figure_restated_in_another_unit_is_not_missing() -> None:
+    assert_no_flip("The trail is 2 km long", "The trail is 2,000 m long.")
+    support = lexical_support("The trail is 2 km long", ["The trail is 2,500 m long."], "unknown")
+    assert support.verdict == "not_supported" and "number_missing:2" in support.reasons
+
+
+def test_an_iso_month_named_in_the_evidence_hides_no_other_figure() -> None:
+    # the month 03 is restated as "March"; the changed count 3 -> 5 is still missing
+    support = lexical_support(
+        "On 2024-03-01 the firm sold 3 plants", ["On 1 March 2024 the firm sold 5 plants."], "x"
+    )
+    assert "number_missing:3" in support.reasons and "number_missing:03" not in support.reasons
+
+
+@pytest.mark.parametrize(
+    ("claim", "value", "expected"),
+    [
+        ("The policy starts on 1 March 2024", "2024-03-15", "2024-03-01"),
+        ("The policy starts on 1 March 2024", "2024-03-01", None),
+        ("The policy starts in March 2024", "2024-03-15", None),  # a month holds its days
+        ("The policy starts on 1 March 2024", "gold", None),
+        ("The policy starts on 1 March 2024", 20240301, None),
+    ],
+)
+def test_a_json_date_value_against_the_claim(claim: str, value: object, expected: str) -> None:
+    assert value_date_mismatch(claim, value) == expected
