@@ -227,8 +227,12 @@ _UNITS: dict[str, tuple[str, float]] = {
 }
 _FAMILY = {"percent": "share", "points": "share"}
 _UNIT_ALT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
+# Opening with a digit (its look-behind checks the character before it) lets the engine skip
+# to the next digit instead of trying the look-behind at every position; the same matches as
+# (?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)
 _QUANTITY_RE = re.compile(
-    r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s?(" + _UNIT_ALT + r")(?![\w])", re.I
+    r"(\d(?<![\w.,]\d)(?:\d{0,2}(?:,\d{3})+|\d*))(\.\d+)?\s?(" + _UNIT_ALT + r")(?![\w])",
+    re.I,
 )
 # a capitalised word after the first (the first may just open the sentence)
 _NAME_RE = re.compile(r"(?<=[\s(\"“'])([A-Z][a-z]+(?:[-'][A-Za-z]+)*)")
