@@ -335,6 +335,8 @@ def test_names_in_another_order_around_other_words_are_no_swap(claim: str, evide
         ("The city permits street markets", "The city bans street markets."),
         ("The jury found him guilty of theft", "The jury found him innocent of theft."),
         ("The country ran a surplus last year", "The country ran a deficit last year."),
+        ("Sales slowed in the autumn", "Sales accelerated in the autumn."),
+        ("The older bridge is the lighter one", "The older bridge is the heavier one."),
     ],
 )
 def test_more_opposites(claim: str, evidence: str) -> None:
