@@ -7,9 +7,11 @@ makes the claim not_supported (support.py):
 
 - negation: a negation cue (not, never, no longer, failed to, denied, n't, ...) on one side only,
   in the aligned stretch of the evidence sentence (its first to last shared word, a few words of
-  lead-in included) or anywhere in the claim;
+  lead-in included) or anywhere in the claim; a litotes ("did not fail to") is no negation, nor
+  is "not only"; the claim's own cue words do not count against its alignment;
 - antonym: the claim's predicate word is absent from the aligned sentence, which holds its
-  opposite from a short list of pairs (increase/decrease, rise/fall, higher/lower, ...);
+  opposite from a closed list of pairs (verbs of rise against verbs of fall, approve/reject,
+  permit/ban, guilty/innocent, higher/lower, ...);
 - unit: a figure written with a unit (g/mg/kg, m/km, ml/l, s/min/h, thousand/million/billion,
   percent vs percentage points) that the evidence writes with another unit of the same kind, and
   never as the same quantity;
@@ -17,7 +19,11 @@ makes the claim not_supported (support.py):
   (monitor/dates.py), day or month alike;
 - entity: a name of the claim missing from the evidence while the aligned sentence holds the
   claim's other content words and a name the claim lacks ("Paris is the capital of Germany"
-  against "Paris is the capital of France").
+  against "Paris is the capital of France"), or two names of the claim in the other order
+  around the same words ("YouTube acquired Google" against "Google acquired YouTube").
+
+restated() tells the support tier which of a claim's figures the evidence states in another
+form (another unit, an ISO date's month by name), so that they are not called missing.
 
 Cheap by construction: the support tier calls this only for claims it would otherwise call
 supported, partially supported or unverifiable; a claim found verbatim in its evidence (between

@@ -1,7 +1,8 @@
 """The cheap support tier: does the cited evidence back the claim? (tiers `rules` and `lexical`)
 
 Rules first: an uncited claim, or one whose citations are all invalid, is not supported by
-definition; a JSON-path citation whose value the claim states is supported structurally.
+definition (a JSON-path date the claim states differently is also named `date_mismatch`); a
+JSON-path citation whose value the claim states is supported structurally.
 Otherwise the claim (citation markers removed) is compared with all its valid evidence together:
 
 - coverage: weighted share of the claim's content stems found in the evidence (names and
@@ -9,7 +10,8 @@ Otherwise the claim (citation markers removed) is compared with all its valid ev
 - phrase: share of the claim's content-stem bigrams found in the evidence: shared phrasing, the
   difference between restating the evidence and reusing its words for another statement;
 - figures, names and code symbols: a figure or identifier of the claim that appears nowhere in
-  the evidence is a changed fact, the strongest cheap signal of an unsupported claim;
+  the evidence is a changed fact, the strongest cheap signal of an unsupported claim (a figure
+  the evidence states in another unit, "1.5 g" / "1,500 mg", is not missing: contrast.restated);
 - meaning flips (contrast.py): negation, antonym, unit, date or swapped entity against the
   evidence sentence that states the claim; each is a changed fact too (scaled like a figure,
   not_supported, a reason naming it). Checked only for prose claims the words would let pass.
