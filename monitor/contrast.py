@@ -40,7 +40,9 @@ from collections.abc import Sequence
 
 from monitor.dates import date_stated, dates, format_date, missing_dates
 from monitor.evidence import index_evidence
+from monitor.opposites import OPPOSITES
 from monitor.text import STEMS, STOPWORDS, wordset
+from monitor.units import same_quantities, unit_mismatch
 
 _TOKEN_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 # a sentence ends at [.!?] before white space (not inside "4.2" or "U.S.A") or at a line break
@@ -79,170 +81,6 @@ MIN_ALIGNED = 0.5  # share of the claim's content words an aligned sentence must
 # on supported claims, from 0.7 up the figures are flat (within the bootstrap interval of "off")
 POLARITY_ALIGNED = 0.7
 
-# Opposites in the same relation; every form of a word of one side against every form of the
-# other. Forms are listed, not stemmed: "rose" and "fell" have no common stem with their verbs.
-# Verbs of change in one direction against every verb of the other ("grew" / "declined").
-_UP = (
-    "increase increases increased increasing",
-    "rise rises rose risen rising",
-    "grow grows grew grown growing",
-    "climb climbs climbed climbing",
-    "expand expands expanded expanding",
-)
-_DOWN = (
-    "decrease decreases decreased decreasing",
-    "reduce reduces reduced reducing",
-    "fall falls fell fallen falling",
-    "decline declines declined declining",
-    "drop drops dropped dropping",
-    "shrink shrinks shrank shrunk shrinking",
-)
-_ANTONYM_PAIRS: tuple[tuple[str, str], ...] = (
-    *((up, down) for up in _UP for down in _DOWN),
-    ("increase increases increased increasing", "lower lowers lowered lowering"),
-    ("raise raises raised raising", "lower lowers lowered lowering"),
-    ("gain gains gained gaining", "lose loses lost losing"),
-    ("win wins won winning", "lose loses lost losing"),
-    ("higher highest", "lower lowest"),
-    ("more", "less fewer"),
-    ("larger largest bigger biggest", "smaller smallest"),
-    ("maximum", "minimum"),
-    ("above", "below"),
-    ("before", "after"),
-    ("earlier", "later"),
-    ("accept accepts accepted accepting", "reject rejects rejected rejecting"),
-    ("approve approves approved approving", "reject rejects rejected rejecting"),
-    ("allow allows allowed allowing", "prohibit prohibits prohibited prohibiting"),
-    ("allow allows allowed allowing", "forbid forbids forbade forbidden forbidding"),
-    ("allow allows allowed allowing", "ban bans banned banning"),
-    ("permit permits permitted permitting", "prohibit prohibits prohibited prohibiting"),
-    ("permit permits permitted permitting", "forbid forbids forbade forbidden forbidding"),
-    ("permit permits permitted permitting", "ban bans banned banning"),
-    ("support supports supported supporting", "oppose opposes opposed opposing"),
-    ("agree agrees agreed agreeing", "disagree disagrees disagreed disagreeing"),
-    ("appear appears appeared appearing", "disappear disappears disappeared disappearing"),
-    ("buy buys bought buying", "sell sells sold selling"),
-    ("import imports imported importing", "export exports exported exporting"),
-    ("guilty convicted", "innocent acquitted"),
-    ("convict convicts", "acquit acquits"),
-    ("victory", "defeat"),
-    ("surplus", "deficit"),
-    ("majority", "minority"),
-    ("overestimate overestimates overestimated", "underestimate underestimates underestimated"),
-    ("mandatory compulsory", "optional voluntary"),
-    ("temporary", "permanent"),
-    ("internal", "external"),
-    ("upper", "lower"),
-    ("strong stronger strongest", "weak weaker weakest"),
-    ("fast faster fastest", "slow slower slowest"),
-    ("accelerate accelerates accelerated accelerating", "slow slows slowed slowing"),
-    ("accelerate accelerates accelerated accelerating", "decelerate decelerates decelerated"),
-    ("heavy heavier heaviest", "light lighter lightest"),
-    ("rich richer richest", "poor poorer poorest"),
-    ("easy easier easiest", "difficult"),
-    ("safe safer safest", "unsafe dangerous"),
-    ("include includes included including", "exclude excludes excluded excluding"),
-    ("positive", "negative"),
-    ("success successful succeeded", "failure unsuccessful"),
-    ("improve improves improved improving", "worsen worsens worsened worsening"),
-    ("strengthen strengthens strengthened", "weaken weakens weakened"),
-    ("benefit benefits benefited beneficial", "harm harms harmed harmful"),
-    ("legal", "illegal"),
-    ("true", "false"),
-    ("alive", "dead"),
-    ("north northern", "south southern"),
-    ("east eastern", "west western"),
-    ("inhibit inhibits inhibited", "stimulate stimulates stimulated"),
-    ("activate activates activated", "inhibit inhibits inhibited"),
-    ("largest", "smallest"),
-    ("oldest", "youngest newest"),
-    ("first", "last"),
-)
-_OPPOSITES: dict[str, frozenset[str]] = {}
-for _a, _b in _ANTONYM_PAIRS:
-    for _x, _y in ((_a, _b), (_b, _a)):
-        for _w in _x.split():
-            _OPPOSITES[_w] = _OPPOSITES.get(_w, frozenset()) | frozenset(_y.split())
-
-# unit word → (kind, factor to the kind's base unit); percent and percentage points are two
-# kinds of one family (never the same quantity, but the one mistaken for the other)
-_UNITS: dict[str, tuple[str, float]] = {
-    "mg": ("mass", 1e-3),
-    "milligram": ("mass", 1e-3),
-    "milligrams": ("mass", 1e-3),
-    "g": ("mass", 1.0),
-    "gram": ("mass", 1.0),
-    "grams": ("mass", 1.0),
-    "kg": ("mass", 1e3),
-    "kilogram": ("mass", 1e3),
-    "kilograms": ("mass", 1e3),
-    "µg": ("mass", 1e-6),
-    "mcg": ("mass", 1e-6),
-    "microgram": ("mass", 1e-6),
-    "micrograms": ("mass", 1e-6),
-    "t": ("mass", 1e6),
-    "tonnes": ("mass", 1e6),
-    "tons": ("mass", 1e6),
-    "mm": ("length", 1e-3),
-    "millimetres": ("length", 1e-3),
-    "millimeters": ("length", 1e-3),
-    "cm": ("length", 1e-2),
-    "centimetres": ("length", 1e-2),
-    "centimeters": ("length", 1e-2),
-    "m": ("length", 1.0),
-    "metres": ("length", 1.0),
-    "meters": ("length", 1.0),
-    "km": ("length", 1e3),
-    "kilometres": ("length", 1e3),
-    "kilometers": ("length", 1e3),
-    "ml": ("volume", 1e-3),
-    "millilitres": ("volume", 1e-3),
-    "milliliters": ("volume", 1e-3),
-    "l": ("volume", 1.0),
-    "litres": ("volume", 1.0),
-    "liters": ("volume", 1.0),
-    "ms": ("time", 1e-3),
-    "milliseconds": ("time", 1e-3),
-    "s": ("time", 1.0),
-    "seconds": ("time", 1.0),
-    "min": ("time", 60.0),
-    "minutes": ("time", 60.0),
-    "h": ("time", 3600.0),
-    "hours": ("time", 3600.0),
-    "mi": ("length", 1609.344),
-    "mile": ("length", 1609.344),
-    "miles": ("length", 1609.344),
-    "ft": ("length", 0.3048),
-    "feet": ("length", 0.3048),
-    "lb": ("mass", 453.59237),
-    "lbs": ("mass", 453.59237),
-    "oz": ("mass", 28.349523125),
-    "ounces": ("mass", 28.349523125),
-    "thousand": ("scale", 1e3),
-    "k": ("scale", 1e3),
-    "million": ("scale", 1e6),
-    "millions": ("scale", 1e6),
-    "mn": ("scale", 1e6),
-    "billion": ("scale", 1e9),
-    "billions": ("scale", 1e9),
-    "bn": ("scale", 1e9),
-    "trillion": ("scale", 1e12),
-    "%": ("percent", 1.0),
-    "percent": ("percent", 1.0),
-    "per cent": ("percent", 1.0),
-    "percentage points": ("points", 1.0),
-    "percentage point": ("points", 1.0),
-    "pp": ("points", 1.0),
-}
-_FAMILY = {"percent": "share", "points": "share"}
-_UNIT_ALT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
-# Opening with a digit (its look-behind checks the character before it) lets the engine skip
-# to the next digit instead of trying the look-behind at every position; the same matches as
-# (?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)
-_QUANTITY_RE = re.compile(
-    r"(\d(?<![\w.,]\d)(?:\d{0,2}(?:,\d{3})+|\d*))(\.\d+)?\s?(" + _UNIT_ALT + r")(?![\w])",
-    re.I,
-)
 # a capitalised word after the first (the first may just open the sentence)
 _NAME_RE = re.compile(r"(?<=[\s(\"“'])([A-Z][a-z]+(?:[-'][A-Za-z]+)*)")
 
@@ -376,7 +214,7 @@ def _antonym(claim_tokens: list[str], sentence: _Sentence) -> str | None:
     there = set(sentence.tokens)
     mine = set(claim_tokens)
     for word in claim_tokens:
-        opposites = _OPPOSITES.get(word)
+        opposites = OPPOSITES.get(word)
         if opposites is None or word in there:
             continue
         hit = opposites & there
@@ -385,59 +223,12 @@ def _antonym(claim_tokens: list[str], sentence: _Sentence) -> str | None:
     return None
 
 
-def _quantities(text: str) -> list[tuple[float, str, str]]:
-    """(number as written, kind, unit) of each figure written with a unit."""
-    out = []
-    for m in _QUANTITY_RE.finditer(text):
-        unit = " ".join(m.group(3).lower().split())
-        kind = _UNITS.get(unit)
-        if kind is None:
-            continue
-        out.append((float(m.group(1).replace(",", "") + (m.group(2) or "")), kind[0], unit))
-    return out
-
-
-def _unit_mismatch(claim: str, texts: Sequence[str]) -> str | None:
-    wanted = _quantities(claim)
-    if not wanted:
-        return None
-    found = [q for text in texts for q in _quantities(text)]
-    for number, kind, unit in wanted:
-        family = _FAMILY.get(kind, kind)
-        amount = number * _UNITS[unit][1]
-        same = False
-        other: str | None = None
-        for n2, k2, u2 in found:
-            if _FAMILY.get(k2, k2) != family:
-                continue
-            if k2 == kind and abs(n2 * _UNITS[u2][1] - amount) <= 1e-9 * max(1.0, abs(amount)):
-                same = True
-                break
-            if abs(n2 - number) <= 1e-9 * max(1.0, abs(number)):
-                other = u2
-        if not same and other is not None:
-            return f"{_show(number)} {unit} vs {other}"
-    return None
-
-
 def restated(claim: str, texts: Sequence[str]) -> frozenset[str]:
     """Figures of the claim (digits as written, "1,500", "0.5") that the evidence states in
     another form, so that their digits are missing from it without a changed fact: the same
     quantity in another unit ("1.5 g" / "1,500 mg", "90 minutes" / "1.5 hours") or the month of
     an ISO date the evidence writes with the month's name ("2024-03-01" / "1 March 2024")."""
-    out: set[str] = set()
-    wanted = [m for m in _QUANTITY_RE.finditer(claim) if m.group(3).lower() in _UNITS]
-    if wanted:
-        found = [q for text in texts for q in _quantities(text)]
-        for m in wanted:
-            number = float(m.group(1).replace(",", "") + (m.group(2) or ""))
-            kind, factor = _UNITS[" ".join(m.group(3).lower().split())]
-            amount = number * factor
-            if any(
-                k2 == kind and abs(n2 * _UNITS[u2][1] - amount) <= 1e-9 * max(1.0, abs(amount))
-                for n2, k2, u2 in found
-            ):
-                out.add(m.group(1) + (m.group(2) or ""))
+    out = same_quantities(claim, texts)
     if "-" in claim:
         for date in dates(claim):
             year, month, day = date
@@ -459,10 +250,6 @@ def value_date_mismatch(claim: str, value: object) -> str | None:
         if not date_stated(date, found):
             return format_date(date)
     return None
-
-
-def _show(number: float) -> str:
-    return str(int(number)) if number.is_integer() else str(number)
 
 
 def _names(text: str) -> set[str]:
@@ -569,7 +356,7 @@ def contrasts(claim: str, texts: Sequence[str], names_missing: bool) -> tuple[st
     out: list[str] = []
     digits = any(c.isdigit() for c in claim)  # units and dates are written with digits
     if digits:
-        unit = _unit_mismatch(claim, texts)
+        unit = unit_mismatch(claim, texts)
         if unit is not None:
             out.append(f"unit_mismatch:{unit}")
     tokens = [m.group(0).lower() for m in _TOKEN_RE.finditer(claim)]

@@ -47,6 +47,8 @@ HOT_MODULES = (
     "monitor/support.py",
     "monitor/evidence.py",
     "monitor/contrast.py",
+    "monitor/opposites.py",
+    "monitor/units.py",
     "monitor/dates.py",
     "monitor/grounding.py",
     "monitor/text.py",

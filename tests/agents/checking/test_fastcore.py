@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -199,7 +200,8 @@ def test_the_unit_tests_pass_on_the_compiled_core(compiled: Path) -> None:
     lines = done.stdout.strip().splitlines()
     assert done.returncode == 0, "\n".join(lines[-40:]) + done.stderr[-2000:]
     assert lines[-1] == f"core file: {compiled / 'monitor' / 'check'}.{_suffix()}"
-    assert " passed" in lines[-2] and "failed" not in lines[-2]
+    # "2 xfailed" (known limits, tests/unit/monitor/contrast_cases.jsonl) is no failure
+    assert " passed" in lines[-2] and re.search(r"\b\d+ failed", lines[-2]) is None
 
 
 def _suffix() -> str:
