@@ -49,3 +49,7 @@ class DependencyVersionError(RagmonError):
         self.package = package
         self.found = found
         self.supported = supported
+
+
+class ModelFileError(RagmonError):
+    """A local model file is missing or is not the pinned one (version or sha256)."""

@@ -14,11 +14,12 @@ from pathlib import Path
 AGENTS = Path(__file__).resolve().parents[2] / "agents"
 
 #: low to high; a wing may import its own rank and lower ranks
-RANKS: dict[str, int] = {
+RANKS: dict[str, float] = {
     "telemetry": 0,
     "output": 1,
     "kafka": 2,
     "checking": 3,
+    "semantic": 3.5,  # the embedding model: beside the check processes, below the judge
     "judging": 4,
     "grafana": 5,
     "evidence": 6,
