@@ -18,6 +18,7 @@ from typing import Any
 
 from agents.evaluation import extras as eval_extras
 from agents.evaluation import rates as eval_rates
+from agents.evaluation import semantic_eval
 from agents.evaluation.judge_eval import judge_eval, report_rows
 from monitor.calibration import HUMAN_GRADES, agreement_report
 from monitor.check import check_event
@@ -76,6 +77,7 @@ def register(sub: Any) -> None:
         help="score at or above which an undecided verdict counts as supported (default 0.5)",
     )
     eval_extras.add_arguments(p)  # --judge, --html, --qrels, --leaderboard
+    semantic_eval.add_arguments(p)  # --semantic, --semantic-fit, --split-seed, --semantic-cache
     p.set_defaults(func=run)
 
 
@@ -204,6 +206,8 @@ def run(args: argparse.Namespace) -> int:
     labels = load_labels(args.labels)
     checked, rejected = load_checked(args.events, options)
     result = cheap_eval(checked, labels, rejected, args.threshold)
+    if args.semantic:
+        return semantic_eval.run(args, checked, labels)
     if args.rates:
         return run_rates(args, settings, checked, labels)
     judge, calls = eval_extras.run_extras(
