@@ -231,6 +231,10 @@ class Settings(BaseSettings):
     judge_concurrency: int | None = Field(default=None, ge=1)
     #: RAGMON_JUDGE_QUEUE_SIZE: bound of the in-worker judge queue.
     judge_queue_size: int = Field(default=100, ge=1)
+    #: RAGMON_SEMANTIC_ENABLED: the judge agent also scores the claims it judges with the
+    #: sentence-embedding model (the `[semantic]` extra) and records its opinion beside the
+    #: judge's verdict; never on the check path (docs/semantic.md).
+    semantic_enabled: bool = False
     #: RAGMON_JUDGE_TIMEOUT_SECONDS: per attempt. "auto" (the default): 120 for a local or
     #: private-network server (a CPU takes tens of seconds per call), 30 for a hosted API.
     judge_timeout_seconds: float | None = Field(default=None, gt=0)

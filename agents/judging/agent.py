@@ -30,6 +30,7 @@ import structlog
 from agents.judging.canary import cheap_canary_hook
 from agents.kafka import handback
 from agents.output.records import judge_delta, labelled, score_entry, score_record
+from agents.semantic.opinion import SemanticOpinion
 from agents.telemetry.counting import Children
 from agents.telemetry.metrics import Metrics
 from monitor.judge.answer import AgreementWindow, says_supported
@@ -111,8 +112,10 @@ class JudgeRunner:
         correct: Publish | None = None,
         app_label: Callable[[str | None], str] | None = None,
         canary_window: int = 200,
+        semantic: SemanticOpinion | None = None,
     ) -> None:
         self.client = client
+        self.semantic = semantic  # a second opinion on the judged claims, in its own thread
         self.metrics = metrics
         self.concurrency = concurrency
         self.queue: asyncio.Queue[tuple[JudgeRequest, Done | None]] = asyncio.Queue(
@@ -217,6 +220,8 @@ class JudgeRunner:
         self._tasks = []
         if close_client:
             await self.client.aclose()
+        if self.semantic is not None:
+            self.semantic.close()
 
     # --- one request -------------------------------------------------------------------------
 
@@ -229,6 +234,10 @@ class JudgeRunner:
             )
         record = judge_record(request, outcomes, answer, time.time())
         app = self.app_label(request.app)
+        if self.semantic is not None and request.items:
+            record["semantic"] = await self.semantic.opinion(request.items)
+            for entry in record["semantic"]["claims"]:
+                self._child(self.metrics.semantic_claims, (app, entry["opinion"])).inc()
         for entry in record["claims"]:
             if entry["verdict"] is not None:
                 self._child(self.metrics.claims, (app, entry["verdict"], "judge")).inc()
@@ -289,6 +298,8 @@ def build_judge_runner(
         audit=audit,
         correct=correct,
         app_label=app_label,
+        # loaded at start-up so a missing or altered model stops the worker, not a request
+        semantic=SemanticOpinion.load() if getattr(settings, "semantic_enabled", False) else None,
     )
 
 

@@ -82,6 +82,7 @@ class Metrics:
     judge_retries: Counter
     judge_invalid_replies: Counter
     judge_agreement_ratio: Gauge
+    semantic_claims: Counter
     cheap_agreement_ratio: Gauge
     audit_records: Counter
     alert_firing: Gauge
@@ -227,6 +228,12 @@ def build_metrics(registry: CollectorRegistry) -> Metrics:
         ),
         judge_agreement_ratio=gauge(
             "judge_agreement_ratio", "Judge agreement with canary gold labels.", ("app",)
+        ),
+        semantic_claims=counter(
+            "semantic_claims",
+            "Judged claims the semantic tier also scored, by its opinion (supported, "
+            "not_supported, no_evidence; docs/semantic.md).",
+            ("app", "opinion"),
         ),
         cheap_agreement_ratio=gauge(
             "cheap_agreement_ratio", "Cheap-tier agreement with canary gold labels.", ("app",)

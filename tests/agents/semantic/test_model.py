@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -68,16 +67,6 @@ def test_a_missing_or_other_version_of_the_package_is_refused(
     monkeypatch.setattr(semantic_model.importlib.metadata, "version", lambda name: "9.9.9")
     with pytest.raises(ModelFileError, match=r"pins 1\.0\.0"):
         installed_model_path()
-
-
-@pytest.fixture(scope="module")
-def embedder() -> Any:
-    try:
-        return load_embedder(threads=1)
-    except ModelFileError as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"{exc}: CI must run this test (`make semantic-model` installs it)")
-        pytest.skip(f"{exc} (`make semantic-model` installs it)")
 
 
 def test_the_installed_model_file_is_the_pinned_one(embedder: Any) -> None:
