@@ -48,6 +48,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "NOT fitted on (with --semantic-fit: fit on the seeded half)",
     )
     p.add_argument(
+        "--semantic-max-windows",
+        type=int,
+        default=None,
+        help="with --semantic: windows compared per claim at most (default 128, the tier's)",
+    )
+    p.add_argument(
         "--semantic-cache",
         metavar="FILE",
         help="with --semantic: per-event scores JSONL, read if it exists, else written",
@@ -55,11 +61,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def score_rows(
-    checked: Sequence[tuple[AnswerEvent, Verdict]], labels: Mapping[str, str]
+    checked: Sequence[tuple[AnswerEvent, Verdict]],
+    labels: Mapping[str, str],
+    max_windows: int | None = None,
 ) -> tuple[list[Row], float]:
     """One row per labelled event with a claim; and the model's load time in seconds."""
     from agents.semantic.model import load_embedder
-    from agents.semantic.score import cheap_support, score_answer
+    from agents.semantic.score import MAX_WINDOWS, cheap_support, score_answer
 
     embedder = load_embedder(threads=1)
     rows: list[Row] = []
@@ -68,7 +76,7 @@ def score_rows(
         cheap = cheap_support(verdict)
         if label is None or cheap is None:
             continue
-        cosine, claims = score_answer(embedder, event, verdict)
+        cosine, claims = score_answer(embedder, event, verdict, max_windows or MAX_WINDOWS)
         rows.append(
             {
                 "event_id": event.event_id,
@@ -85,12 +93,15 @@ def score_rows(
 
 
 def load_or_score(
-    path: str | None, checked: Sequence[tuple[AnswerEvent, Verdict]], labels: Mapping[str, str]
+    path: str | None,
+    checked: Sequence[tuple[AnswerEvent, Verdict]],
+    labels: Mapping[str, str],
+    max_windows: int | None = None,
 ) -> tuple[list[Row], float | None]:
     if path and Path(path).is_file():
         with open(path, encoding="utf-8") as fh:
             return [json.loads(line) for line in fh if line.strip()], None
-    rows, load_seconds = score_rows(checked, labels)
+    rows, load_seconds = score_rows(checked, labels, max_windows)
     if path:
         try:
             with open(path, "w", encoding="utf-8") as fh:
@@ -191,7 +202,9 @@ def run(
     checked: Sequence[tuple[AnswerEvent, Verdict]],
     labels: Mapping[str, str],
 ) -> int:
-    rows, load_seconds = load_or_score(args.semantic_cache, checked, labels)
+    rows, load_seconds = load_or_score(
+        args.semantic_cache, checked, labels, args.semantic_max_windows
+    )
     if args.split_seed is not None:
         fit, test = split_half([r["event_id"] for r in rows], args.split_seed)
         keep = fit if args.semantic_fit else test

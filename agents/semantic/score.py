@@ -46,14 +46,18 @@ def evidence_texts(result: ClaimResult, verdict: Verdict, event: AnswerEvent) ->
 
 
 def score_claim(
-    embedder: Embedder, result: ClaimResult, verdict: Verdict, event: AnswerEvent
+    embedder: Embedder,
+    result: ClaimResult,
+    verdict: Verdict,
+    event: AnswerEvent,
+    max_windows: int = MAX_WINDOWS,
 ) -> ClaimScore:
     start = time.perf_counter()
     pool: list[str] = []
     for text in evidence_texts(result, verdict, event):
         pool.extend(w for w in windows(text) if w not in pool)
-    capped = len(pool) > MAX_WINDOWS
-    pool = pool[:MAX_WINDOWS]
+    capped = len(pool) > max_windows
+    pool = pool[:max_windows]
     if not pool:
         return ClaimScore(result.claim.index, None, None, 0, False, time.perf_counter() - start)
     vectors = embedder.embed([claim_text(result, verdict), *pool])
@@ -85,7 +89,7 @@ def cheap_support(verdict: Verdict) -> tuple[str, float] | None:
 
 
 def score_answer(
-    embedder: Embedder, event: AnswerEvent, verdict: Verdict
+    embedder: Embedder, event: AnswerEvent, verdict: Verdict, max_windows: int = MAX_WINDOWS
 ) -> tuple[float | None, list[ClaimScore]]:
-    claims = [score_claim(embedder, c, verdict, event) for c in scored_claims(verdict)]
+    claims = [score_claim(embedder, c, verdict, event, max_windows) for c in scored_claims(verdict)]
     return answer_score([c.cosine for c in claims]), claims
