@@ -81,3 +81,19 @@ def samples(metrics: Metrics, name: str) -> dict[frozenset[tuple[str, str]], flo
 
 def labels(**kw: Any) -> frozenset[tuple[str, str]]:
     return frozenset((k, str(v)) for k, v in kw.items())
+
+
+def unreachable_judge(metrics: Metrics) -> Any:
+    """A judge client pointed at a loopback port nobody listens on: every call is judge_down
+    at once (the runner's plumbing without a server)."""
+    import socket
+
+    from agents.judging.agent import MetricsObserver
+    from monitor.judge.client import JudgeClient
+    from monitor.judge.config import JudgeConfig
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    config = JudgeConfig(base_url=f"http://127.0.0.1:{port}/v1", model="m", escalation_model=None)
+    return JudgeClient(config, observer=MetricsObserver(metrics))

@@ -5,32 +5,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 from typing import Any
 
 import faust
 from prometheus_client import CollectorRegistry
 
-from agents.judging.agent import JudgeRunner, MetricsObserver, attach_judge_agent
+from agents.judging.agent import JudgeRunner, attach_judge_agent
 from agents.telemetry.metrics import build_metrics
-from monitor.judge.client import JudgeClient
-from monitor.judge.config import JudgeConfig
 from monitor.judge.request import Item, JudgeRequest
-
-
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.agents.helpers import unreachable_judge
 
 
 async def test_agent_hands_records_to_the_runner() -> None:
     metrics = build_metrics(CollectorRegistry())
-    client = JudgeClient(
-        JudgeConfig(base_url=f"http://127.0.0.1:{_closed_port()}/v1", model="m",
-                    escalation_model=None),
-        observer=MetricsObserver(metrics),
-    )  # fmt: skip
+    client = unreachable_judge(metrics)
     published: list[dict[str, Any]] = []
 
     async def publish(record: dict[str, Any]) -> None:

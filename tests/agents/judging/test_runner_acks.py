@@ -6,23 +6,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 from typing import Any
 
 import faust
 from prometheus_client import CollectorRegistry
 
-from agents.judging.agent import JudgeRunner, MetricsObserver, attach_judge_agent
+from agents.judging.agent import JudgeRunner, attach_judge_agent
 from agents.telemetry.metrics import build_metrics
-from monitor.judge.client import JudgeClient
-from monitor.judge.config import JudgeConfig
 from monitor.judge.request import Item, JudgeRequest
-
-
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.agents.helpers import unreachable_judge
 
 
 class Gated(JudgeRunner):
@@ -30,11 +22,8 @@ class Gated(JudgeRunner):
 
     def __init__(self, queue_size: int = 10) -> None:
         metrics = build_metrics(CollectorRegistry())
-        config = JudgeConfig(
-            base_url=f"http://127.0.0.1:{_closed_port()}/v1", model="m", escalation_model=None
-        )
         super().__init__(
-            JudgeClient(config, observer=MetricsObserver(metrics)),
+            unreachable_judge(metrics),
             metrics,
             concurrency=1,
             queue_size=queue_size,

@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-import socket
 from typing import Any
 
 from prometheus_client import CollectorRegistry
 
-from agents.judging.agent import JudgeRunner, MetricsObserver
+from agents.judging.agent import JudgeRunner
 from agents.semantic import rules
 from agents.semantic.opinion import MODEL_ID, SemanticOpinion, opinion_of
 from agents.telemetry.metrics import build_metrics
-from monitor.judge.client import JudgeClient
-from monitor.judge.config import JudgeConfig
 from monitor.judge.request import Item, JudgeRequest
 from monitor.semantic.fit import linear_score
+from tests.agents.helpers import unreachable_judge
 
 EVIDENCE = (
     "(source: 1)\nThe museum opened in 1902. Its roof was rebuilt after a fire in 1950. "
@@ -40,21 +38,11 @@ def test_no_evidence_is_its_own_opinion(embedder: Any) -> None:
     assert entry == {"index": 3, "windows": 0, "cosine": None, "opinion": "no_evidence"}
 
 
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 async def test_the_judge_record_carries_the_opinion_and_the_metric_counts_it(
     embedder: Any,
 ) -> None:
     metrics = build_metrics(CollectorRegistry())
-    client = JudgeClient(
-        JudgeConfig(base_url=f"http://127.0.0.1:{_closed_port()}/v1", model="m",
-                    escalation_model=None),
-        observer=MetricsObserver(metrics),
-    )  # fmt: skip
+    client = unreachable_judge(metrics)
     published: list[dict[str, Any]] = []
 
     async def publish(record: dict[str, Any]) -> None:
