@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from monitor.text import word_alternation
+
 Date = tuple[int, int, int]
 
 _MONTHS: dict[str, int] = {}
@@ -36,7 +38,7 @@ for _n, _names in enumerate(
     for _name in _names.split():
         _MONTHS[_name] = _n
 
-_MONTH = r"(?P<{g}>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_MONTH = r"(?P<{g}>" + word_alternation(list(_MONTHS)) + r")\.?"
 _DAY = r"(?P<{g}>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?P<{g}>[12]\d{{3}})"
 

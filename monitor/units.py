@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from monitor.text import word_alternation
+
 # unit word → (kind, factor to the kind's base unit); percent and percentage points are two
 # kinds of one family (never the same quantity, but the one mistaken for the other)
 _UNITS: dict[str, tuple[str, float]] = {
@@ -82,7 +84,8 @@ _UNITS: dict[str, tuple[str, float]] = {
     "pp": ("points", 1.0),
 }
 _FAMILY = {"percent": "share", "points": "share"}
-_UNIT_ALT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
+
+_UNIT_ALT = word_alternation(list(_UNITS))
 # Opening with a digit (its look-behind checks the character before it) lets the engine skip
 # to the next digit instead of trying the look-behind at every position; the same matches as
 # (?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)
