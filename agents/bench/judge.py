@@ -173,8 +173,9 @@ def measure(
     # shared machine one run can be 20% off the next, and the median of paired ratios is the
     # steadier figure (the ratio of the medians pairs runs from different rounds).
     paired = {
-        m: [a["cpu_eps"] / b["cpu_eps"] for a, b in zip(per_mode[m], per_mode["off"], strict=True)]
+        (m, k): [a[k] / b[k] for a, b in zip(per_mode[m], per_mode["off"], strict=True)]
         for m in ("on", "down")
+        for k in ("eps", "cpu_eps")
     }
     return {
         "events": len(events),
@@ -188,9 +189,10 @@ def measure(
         "down_vs_off": wall["down"] / wall["off"],
         "on_vs_off_cpu": cpu["on"] / cpu["off"],
         "down_vs_off_cpu": cpu["down"] / cpu["off"],
-        "on_vs_off_paired_median": statistics.median(paired["on"]),
-        "down_vs_off_paired_median": statistics.median(paired["down"]),
-        "on_vs_off_rounds": paired["on"],
+        "on_vs_off_paired_median": statistics.median(paired["on", "eps"]),
+        "down_vs_off_paired_median": statistics.median(paired["down", "eps"]),
+        "on_vs_off_cpu_paired_median": statistics.median(paired["on", "cpu_eps"]),
+        "on_vs_off_rounds": paired["on", "eps"],
         "events_finished": {m: [r["done"] for r in rs] for m, rs in per_mode.items()},
         "max_queue_depth": max(r["max_queue_depth"] for r in per_mode["on"] + per_mode["down"]),
         "on_last_run": {k: v for k, v in per_mode["on"][-1].items() if "eps" not in k},

@@ -27,6 +27,7 @@ from typing import Any
 
 import structlog
 
+from agents.judging.acks import InOrderAcks
 from agents.judging.canary import cheap_canary_hook
 from agents.kafka import handback
 from agents.output.records import judge_delta, labelled, score_entry, score_record
@@ -50,7 +51,10 @@ Done = Callable[[], object]
 
 def _finish(done: Done | None) -> None:
     if done is not None:
-        done()
+        try:
+            done()
+        except Exception:  # an ack that fails must not end the worker task that called it
+            log.exception("judge request ack failed")
 
 
 class MetricsObserver:
@@ -226,18 +230,33 @@ class JudgeRunner:
     # --- one request -------------------------------------------------------------------------
 
     async def process(self, request: JudgeRequest) -> dict[str, Any]:
-        outcomes = await self.client.judge([i.pair for i in request.items])
+        # the second opinion needs only the items: it runs in its thread while the judge answers
+        opinion = (
+            asyncio.ensure_future(self.semantic.opinion(request.items))
+            if self.semantic is not None and request.items
+            else None
+        )
         answer: AnswerOutcome | None = None
-        if request.gold_answer and request.answer:
-            answer = await self.client.judge_answer(
-                request.question, request.answer, request.gold_answer
-            )
+        try:
+            outcomes = await self.client.judge([i.pair for i in request.items])
+            if request.gold_answer and request.answer:
+                answer = await self.client.judge_answer(
+                    request.question, request.answer, request.gold_answer
+                )
+        except BaseException:
+            if opinion is not None:
+                opinion.cancel()
+            raise
         record = judge_record(request, outcomes, answer, time.time())
         app = self.app_label(request.app)
-        if self.semantic is not None and request.items:
-            record["semantic"] = await self.semantic.opinion(request.items)
-            for entry in record["semantic"]["claims"]:
-                self._child(self.metrics.semantic_claims, (app, entry["opinion"])).inc()
+        if opinion is not None:
+            try:
+                record["semantic"] = await opinion
+            except Exception as exc:  # a second opinion never costs the judge's own record
+                log.warning("semantic opinion failed", event_id=request.event_id, error=str(exc))
+            else:
+                for entry in record["semantic"]["claims"]:
+                    self._child(self.metrics.semantic_claims, (app, entry["opinion"])).inc()
         for entry in record["claims"]:
             if entry["verdict"] is not None:
                 self._child(self.metrics.claims, (app, entry["verdict"], "judge")).inc()
@@ -328,28 +347,26 @@ def score_publisher(topic: Any) -> Publish:
 def attach_judge_agent(app: Any, runner: JudgeRunner, requests_topic: Any) -> Any:
     """Register the judge agent on a Faust app; the runner stops with the app.
 
-    A request's message is acked when the runner is done with it, not when it is queued, so a
-    worker killed with requests queued or in flight loses none: the next owner of the
-    partition reads them again (an answer judged twice sends its label twice; the window
-    counts it once, by event id). Before a rebalance or a stop waits for unacked messages,
-    the queued requests are given up and every unfinished message handed back
-    (agents.kafka.handback), so a slow judge never holds a rebalance."""
-    pending: set[Any] = set()  # messages handed to the runner, not yet acked
+    A request's message is acked when the runner is done with it and with every earlier one of
+    its partition (agents.judging.acks), not when it is queued, so a worker killed with requests
+    queued or in flight loses none: the next owner of the partition reads them again (an answer
+    judged twice sends its label twice; the window counts it once, by event id). Before a
+    rebalance or a stop waits for unacked messages, the queued requests are given up and every
+    unfinished message handed back (agents.kafka.handback), so a slow judge never holds a
+    rebalance."""
+    acks = InOrderAcks()
 
     async def judge(stream: Any) -> None:
         async for event in stream.noack().events():
-            message = event.message
-            pending.add(message)
-            runner.submit(event.value, done=_acker(event, message, pending))
+            runner.submit(event.value, done=acks.take(event))
 
     agent = app.agent(requests_topic, name="ragmon.judge")(judge)
 
     def release(consumer: Any) -> None:
         queued = runner.release()
-        if pending:
-            handback.forget(consumer, pending)
-            log.info("judge requests handed back", queued=queued, unfinished=len(pending))
-            pending.clear()
+        unfinished = acks.release(consumer)
+        if unfinished:
+            log.info("judge requests handed back", queued=queued, unfinished=unfinished)
 
     handback.on_wait_empty(app, release)
 
@@ -358,14 +375,3 @@ def attach_judge_agent(app: Any, runner: JudgeRunner, requests_topic: Any) -> An
 
     app.on_before_shutdown.connect(_stop)
     return agent
-
-
-def _acker(event: Any, message: Any, pending: set[Any]) -> Done:
-    def done() -> None:
-        # a message handed back (rebalance, stop) is the next owner's: acking it here could
-        # commit past it if the partition came back to this worker
-        if message in pending:
-            pending.discard(message)
-            event.ack()
-
-    return done

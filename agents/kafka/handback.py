@@ -8,8 +8,10 @@ with no deadline), which would hold a rebalance for the whole backlog of a slow 
 
 `on_wait_empty(app, release)` runs `release(consumer)` just before that wait. The callback
 gives up what its agent will not finish: it drops that work and removes the messages from
-the consumer's unacked set without acking them. The commit then stops at the first of them,
-and the next owner of the partition reads them again: at-least-once, like the checks.
+the consumer's unacked set without acking them. As long as the agent acks in offset order
+(agents/judging/acks.py: Faust itself would commit past one missing offset), the commit stops
+at the first of them and the next owner of the partition reads them again: at-least-once, like
+the checks.
 
 It reaches into Faust's private `_consumer_wait_empty` and `_unacked_messages`, so it is
 installed only on the Faust version agents.kafka.faust_fixes checks for.
@@ -40,7 +42,7 @@ def on_wait_empty(app: Any, release: Release) -> None:
         original = app._consumer_wait_empty
 
         async def wait_empty(consumer: Any, logger: Any) -> None:
-            for hook in list(hooks or ()):
+            for hook in list(hooks):
                 hook(consumer)
             await original(consumer, logger)
 

@@ -136,3 +136,32 @@ async def test_agent_hands_back_unfinished_messages_before_faust_waits() -> None
         await asyncio.wait_for(runner.join(), 5)
         assert runner.finished == ["e1", "e4"] and late.message.acked
     await runner.stop()
+
+
+async def test_a_failing_second_opinion_keeps_the_judges_record() -> None:
+    class Failing:
+        async def opinion(self, items: Any) -> dict[str, Any]:
+            raise RuntimeError("onnxruntime gone")
+
+        def close(self) -> None:
+            pass
+
+    metrics = build_metrics(CollectorRegistry())
+    published: list[dict[str, Any]] = []
+
+    async def publish(record: dict[str, Any]) -> None:
+        published.append(record)
+
+    runner = JudgeRunner(
+        unreachable_judge(metrics),
+        metrics,
+        concurrency=1,
+        publish=publish,
+        semantic=Failing(),  # type: ignore[arg-type]
+    )
+    done: list[str] = []
+    runner.submit(request("e1"), done=lambda: done.append("e1"))
+    await asyncio.wait_for(runner.join(), 10)
+    await runner.stop()
+    assert [r["event_id"] for r in published] == ["e1"] and "semantic" not in published[0]
+    assert done == ["e1"]
