@@ -17,6 +17,7 @@ from typing import Any
 
 from agents.semantic import rules
 from agents.semantic.model import MODEL_PACKAGE, MODEL_VERSION, Embedder, load_embedder
+from agents.semantic.score import MAX_WINDOWS
 from monitor.judge.request import Item
 from monitor.semantic.fit import linear_score
 from monitor.semantic.windows import best_window, windows
@@ -24,7 +25,6 @@ from monitor.semantic.windows import best_window, windows
 MODEL_ID = f"all-MiniLM-L6-v2-int8 ({MODEL_PACKAGE} {MODEL_VERSION})"
 # the judge request prefixes each cited passage with its source line, which is no evidence
 _SOURCE_LINE = re.compile(r"^\(source: [^\n]*\)$", re.M)
-MAX_WINDOWS = 128
 
 
 def opinion_of(embedder: Embedder, item: Item) -> dict[str, Any]:
