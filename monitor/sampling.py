@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable
-from typing import Literal
+from typing import Any, Literal
 
 from monitor.models import AnswerEvent, Verdict
 from monitor.record import record
@@ -30,9 +30,27 @@ Skip = Literal["not_sampled", "nothing_to_judge"]
 DROP_REASONS: tuple[str, ...] = ("budget_calls", "budget_tokens", "app_fair_share", "queue_full")
 
 
+def _builtin_sha256() -> Callable[[bytes], Any]:
+    """CPython's own SHA-256 (`_sha2` from 3.12, `_sha256` before): the same digest as
+    hashlib's OpenSSL one, but OpenSSL's larger code runs out of a cold cache on the check path,
+    where this hash runs once per answer (5.6 µs against 3.3 µs per call right after a check)."""
+    for name in ("_sha2", "_sha256"):
+        try:
+            module = __import__(name)
+        except ImportError:
+            continue
+        found: Callable[[bytes], Any] = module.sha256
+        return found
+    return hashlib.sha256
+
+
+_sha256 = _builtin_sha256()
+
+
 def hash_fraction(event_id: str, salt: str = "ragmon-judge") -> float:
-    """A stable pseudo-random number in [0, 1) derived from the event id."""
-    digest = hashlib.sha256(f"{salt}\x00{event_id}".encode()).digest()
+    """A stable pseudo-random number in [0, 1) derived from the event id: the first 8 bytes of
+    SHA-256 of `salt`, NUL, `event_id`, big-endian, over 2**64."""
+    digest = _sha256(f"{salt}\x00{event_id}".encode()).digest()
     return int.from_bytes(digest[:8], "big") / 2**64
 
 
@@ -194,6 +212,9 @@ class Decision:
 
 
 NOT_SAMPLED = Decision(False, "not_sampled")
+#: shed at the source while the judge's queue is full (a constant: the check path returns it for
+#: nearly every sampled answer while the judge is saturated)
+QUEUE_FULL = Decision(False, "queue_full")
 
 
 def is_doubtful(verdict: Verdict) -> bool:

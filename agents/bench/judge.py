@@ -25,6 +25,7 @@ from typing import Any
 from prometheus_client import CollectorRegistry
 
 from agents.judging.agent import JudgeRunner, MetricsObserver
+from agents.telemetry.counting import Children
 from agents.telemetry.metrics import Metrics, build_metrics
 from monitor.check import check_event
 from monitor.decode import decode_event
@@ -46,6 +47,7 @@ async def check_loop(
     """Events per wall-clock second and per CPU second of this thread (which also runs the judge
     client), and how many events the check path finished."""
     done = 0
+    dropped = Children()  # as the worker's hook: each reason's child looked up once
     started, cpu = time.perf_counter(), time.thread_time()
     for raw in events:
         event = decode_event(raw, options)
@@ -59,7 +61,7 @@ async def check_loop(
                 if request is not None:
                     runner.submit(request)
                 elif decision.dropped:
-                    metrics.judge_dropped.labels(reason=decision.reason).inc()
+                    dropped(metrics.judge_dropped, (decision.reason,)).inc()
         done += 1
         await asyncio.sleep(0)  # an agent yields between messages; the judge runs meanwhile
     wall, cpu = time.perf_counter() - started, time.thread_time() - cpu

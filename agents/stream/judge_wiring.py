@@ -22,6 +22,7 @@ from agents.judging.agent import (
     topic_publisher,
 )
 from agents.output.audit import judge_audit_record
+from agents.telemetry.counting import Children
 from agents.telemetry.metrics import AppLabels
 from monitor.judge.plan import plan_judge_request
 from monitor.models import AnswerEvent, Verdict
@@ -68,6 +69,8 @@ def install_judge(
         client=client,
     )
 
+    child = Children()  # labels() takes a lock and builds a key: looked up once per label set
+
     def sample(event: AnswerEvent, verdict: Verdict, meta: RecordMeta) -> None:
         # A full local queue stands for the judge's: every worker runs a judge agent on its
         # share of `judge-requests`, fed by every worker's check agent alike.
@@ -84,12 +87,12 @@ def install_judge(
             value = json.dumps(request.to_dict(), ensure_ascii=False).encode("utf-8")
             processor.emit("judge-requests", event.event_id.encode("utf-8"), value)
             if request.estimation:
-                metrics.estimation_answers.labels(app=labels(event.app), outcome="sent").inc()
+                child(metrics.estimation_answers, (labels(event.app), "sent")).inc()
         elif decision.dropped:
-            metrics.judge_dropped.labels(reason=decision.reason).inc()
+            child(metrics.judge_dropped, (decision.reason,)).inc()
             # a drop shrinks the estimates' uniform sample: counted (docs/estimation.md)
             if hash_fraction(event.event_id) < settings.judge_sample_rate:
-                metrics.estimation_answers.labels(app=labels(event.app), outcome="dropped").inc()
+                child(metrics.estimation_answers, (labels(event.app), "dropped")).inc()
 
     processor.hooks.append(sample)
     metrics.judge_enabled.set(1)

@@ -22,6 +22,7 @@ from monitor.judge.request import JudgeRequest, build_request, judge_items
 from monitor.models import AnswerEvent, Verdict
 from monitor.sampling import (
     NOT_SAMPLED,
+    QUEUE_FULL,
     Candidate,
     Decision,
     Sampler,
@@ -67,7 +68,7 @@ def plan_judge_request(
     if reason is None:
         return None, NOT_SAMPLED
     if judge_full and reason != "canary":
-        return None, Decision(False, "queue_full")
+        return None, QUEUE_FULL
     items = judge_items(verdict, max_evidence_chars, event)
     # The estimates' sample is the base-rate hash sample only: its inclusion probability is
     # known and equal for every answer, canaries and doubtful answers included. Answers only

@@ -103,14 +103,24 @@ def _passages(text: str) -> list[str]:
     return [m.group(0).strip() for m in _PASSAGE.finditer(text) if m.group(0).strip()]
 
 
-def select_evidence(text: str, claim: str, max_chars: int) -> str:
+#: a text's passages and each passage's set of (lower-cased) words
+Split = tuple[list[str], list[frozenset[str]]]
+
+
+def split_passages(text: str) -> Split:
+    passages = _passages(text)
+    return passages, [frozenset(w.lower() for w in _WORD.findall(p)) for p in passages]
+
+
+def select_evidence(text: str, claim: str, max_chars: int, split: Split | None = None) -> str:
     """`text` if it fits, else the passages sharing words with the claim (most shared first,
-    as many as fit), in document order; the head of the text when no passage shares any."""
+    as many as fit), in document order; the head of the text when no passage shares any.
+    `split` is `split_passages(text)` when the caller has it already."""
     if len(text) <= max_chars:
         return text
     wanted = {w.lower() for w in _WORD.findall(claim)}
-    passages = _passages(text)
-    overlap = [len(wanted & {w.lower() for w in _WORD.findall(p)}) for p in passages]
+    passages, words = split if split is not None else split_passages(text)
+    overlap = [len(wanted & w) for w in words]
     ranked = sorted((i for i in range(len(passages)) if overlap[i]), key=lambda i: (-overlap[i], i))
     keep: set[int] = set()
     used = 0
@@ -129,6 +139,23 @@ def select_evidence(text: str, claim: str, max_chars: int) -> str:
     return "".join(out)
 
 
+class Splits:
+    """The long texts of one answer, each split into passages once: every uncited claim weighs
+    every document, and several claims cite one passage, so splitting per claim repeated the
+    same work (it ran on the check path for each sampled answer)."""
+
+    def __init__(self) -> None:
+        self._done: dict[str, Split] = {}
+
+    def select(self, text: str, claim: str, max_chars: int) -> str:
+        if len(text) <= max_chars:
+            return text
+        split = self._done.get(text)
+        if split is None:
+            split = self._done[text] = split_passages(text)
+        return select_evidence(text, claim, max_chars, split)
+
+
 def claim_text(
     result: ClaimResult, verdict: Verdict, by_index: Mapping[int, CitationResult] | None = None
 ) -> str:
@@ -143,13 +170,15 @@ def claim_text(
     return " ".join(text.split())
 
 
-def _context_item(result: ClaimResult, verdict: Verdict, texts: list[str], max_chars: int) -> Item:
+def _context_item(
+    result: ClaimResult, verdict: Verdict, texts: list[str], max_chars: int, splits: Splits
+) -> Item:
     claim = claim_text(result, verdict, {})
     budget = max(200, max_chars // max(1, len(texts)))
     return Item(
         claim_index=result.claim.index,
         claim=claim,
-        evidence="\n\n".join(select_evidence(t, claim, budget) for t in texts),
+        evidence="\n\n".join(splits.select(t, claim, budget) for t in texts),
         cheap_verdict=result.support.verdict,
         cheap_score=result.support.score,
         cited=False,
@@ -172,6 +201,7 @@ def judge_items(
     by_index = {c.citation.index: c for c in verdict.citations}
     items = []
     context: list[str] | None = None
+    splits = Splits()
     for result in verdict.claims:
         if not result.claim.citation_indexes:
             if event is None or is_over_cap(result):
@@ -179,7 +209,7 @@ def judge_items(
             if context is None:
                 context = context_texts(event)
             if context:
-                items.append(_context_item(result, verdict, context, max_evidence_chars))
+                items.append(_context_item(result, verdict, context, max_evidence_chars, splits))
             continue
         valid = [
             by_index[i]
@@ -198,7 +228,7 @@ def judge_items(
                 continue
             seen.add(text)
             source = f"(source: {cited.doc_id})\n" if cited.doc_id else ""
-            parts.append(source + select_evidence(text, claim, budget))
+            parts.append(source + splits.select(text, claim, budget))
         items.append(
             Item(
                 claim_index=result.claim.index,

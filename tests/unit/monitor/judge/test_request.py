@@ -6,6 +6,8 @@ import json
 from dataclasses import replace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from monitor.judge.answer import AgreementWindow, overall_score, says_supported
 from monitor.judge.client import AnswerOutcome, PairOutcome
@@ -13,6 +15,7 @@ from monitor.judge.plan import plan_judge_request
 from monitor.judge.record import judge_record
 from monitor.judge.request import (
     RequestInvalid,
+    Splits,
     build_request,
     judge_items,
     parse_request,
@@ -65,6 +68,26 @@ def test_long_evidence_keeps_the_passages_about_the_claim_in_order() -> None:
     assert got == "The premium is 900 dollars per year. … Premium changes yearly."
     assert select_evidence("short", "x", 100) == "short"
     assert select_evidence("x" * 500, "y", 200) == "x" * 200  # one huge passage: its head
+
+
+_SENTENCE = st.lists(
+    st.sampled_from(["premium", "rate", "year", "dollars", "the", "900", "tax", "a"]),
+    min_size=1,
+    max_size=8,
+).map(" ".join)
+
+
+@given(
+    st.lists(_SENTENCE, min_size=1, max_size=30).map(lambda s: ". ".join(s) + "."),
+    st.lists(_SENTENCE, min_size=1, max_size=4),
+    st.integers(min_value=20, max_value=300),
+)
+def test_splitting_a_text_once_per_answer_selects_what_splitting_per_claim_did(
+    text: str, claims: list[str], max_chars: int
+) -> None:
+    splits = Splits()
+    for claim in claims:  # the second claim on the same text reuses the first one's split
+        assert splits.select(text, claim, max_chars) == select_evidence(text, claim, max_chars)
 
 
 def test_request_round_trip_through_json() -> None:

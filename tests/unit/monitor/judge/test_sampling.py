@@ -50,6 +50,17 @@ def test_hash_fraction_known_value() -> None:
     assert hash_fraction("ev-1") == int.from_bytes(digest[:8], "big") / 2**64
 
 
+@given(st.text(max_size=80), st.text(max_size=20))
+def test_hash_fraction_is_sha256_whichever_implementation_computes_it(
+    event_id: str, salt: str
+) -> None:
+    # the check path uses CPython's own SHA-256, not OpenSSL's: the sample must not change
+    import hashlib
+
+    digest = hashlib.sha256(f"{salt}\x00{event_id}".encode()).digest()
+    assert hash_fraction(event_id, salt) == int.from_bytes(digest[:8], "big") / 2**64
+
+
 def unlimited(**kw: object) -> Sampler:
     policy = SamplingPolicy(calls_per_minute=0, tokens_per_hour=0, **kw)  # type: ignore[arg-type]
     return Sampler(policy, clock=FakeClock())
