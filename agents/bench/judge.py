@@ -29,6 +29,7 @@ from agents.telemetry.counting import Children
 from agents.telemetry.metrics import Metrics, build_metrics
 from monitor.check import check_event
 from monitor.decode import decode_event
+from monitor.estimation.evaluate import median_interval
 from monitor.judge.client import JudgeClient
 from monitor.judge.config import JudgeConfig
 from monitor.judge.plan import plan_judge_request
@@ -194,6 +195,9 @@ def measure(
         "on_vs_off_paired_median": statistics.median(paired["on", "eps"]),
         "down_vs_off_paired_median": statistics.median(paired["down", "eps"]),
         "on_vs_off_cpu_paired_median": statistics.median(paired["on", "cpu_eps"]),
+        # how precisely the runs pin the paired median down (None below 6 runs: --runs 11 or more)
+        "on_vs_off_paired_interval95": median_interval(paired["on", "eps"]),
+        "down_vs_off_paired_interval95": median_interval(paired["down", "eps"]),
         "on_vs_off_rounds": paired["on", "eps"],
         "events_finished": {m: [r["done"] for r in rs] for m, rs in per_mode.items()},
         "max_queue_depth": max(r["max_queue_depth"] for r in per_mode["on"] + per_mode["down"]),

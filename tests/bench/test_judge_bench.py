@@ -28,5 +28,10 @@ def test_check_path_keeps_its_speed_with_the_judge() -> None:
     assert result["max_queue_depth"] <= result["queue_bound"]
     on = result["on_last_run"]
     assert on["queue_full_drops"] > 0 and on["calls"]  # the bound, not memory, absorbed the excess
+    low_high = result["on_vs_off_paired_interval95"]
+    if result["runs"] >= 6:
+        assert low_high[0] <= result["on_vs_off_paired_median"] <= low_high[1]
+    else:
+        assert low_high is None  # too few runs for a 95% interval of a median
     down = result["down_last_run"]
     assert set(down["calls"]) == {"judge_down"}
