@@ -23,11 +23,17 @@ from monitor.record import record
 Clock = Callable[[], float]
 
 SampleReason = Literal["canary", "oversample", "base"]
-DropReason = Literal["budget_calls", "budget_tokens", "app_fair_share", "queue_full"]
+DropReason = Literal["budget_calls", "budget_tokens", "app_fair_share", "queue_full", "judge_down"]
 Skip = Literal["not_sampled", "nothing_to_judge"]
 
 #: Decisions that are counted as dropped work (ragmon_judge_dropped_total{reason}).
-DROP_REASONS: tuple[str, ...] = ("budget_calls", "budget_tokens", "app_fair_share", "queue_full")
+DROP_REASONS: tuple[str, ...] = (
+    "budget_calls",
+    "budget_tokens",
+    "app_fair_share",
+    "queue_full",
+    "judge_down",
+)
 
 
 def _builtin_sha256() -> Callable[[bytes], Any]:
@@ -215,6 +221,9 @@ NOT_SAMPLED = Decision(False, "not_sampled")
 #: shed at the source while the judge's queue is full (a constant: the check path returns it for
 #: nearly every sampled answer while the judge is saturated)
 QUEUE_FULL = Decision(False, "queue_full")
+#: shed at the source while the judge is in its cool-down after a refused connection: the call
+#: would fail at once, after the request was built, published, consumed and parsed
+JUDGE_DOWN = Decision(False, "judge_down")
 
 
 def is_doubtful(verdict: Verdict) -> bool:

@@ -4,8 +4,9 @@ The check loop is what a Faust check agent does per message (decode, check, plan
 request, hand it over without awaiting, yield to the loop), run in one event loop together with
 the judge runner, as in a worker. Three modes, alternated run by run so drift affects all alike:
 `off` (no judge), `on` (a fake judge server replying after `--judge-delay` seconds, 10% sampled),
-`down` (nothing listening: every call is refused). Budgets are off so the queue bound, not the
-budget, is what stops excess work. Figures: medians of events/s, on/off and down/off ratios, the
+`down` (nothing listening: the first call is refused, and the check path sheds sampled answers
+during the judge's cool-down). Budgets are off so the queue bound, not the budget, is what stops
+excess work. Figures: medians of events/s, on/off and down/off ratios, the
 deepest the queue got, and where the sampled work went (judged, dropped by reason).
 """
 
@@ -57,7 +58,7 @@ async def check_loop(
             if sampler is not None and runner is not None:
                 # as agents.stream.judge_wiring: shed at the source while the judge's queue is full
                 request, decision = plan_judge_request(
-                    event, verdict, sampler, judge_full=runner.full
+                    event, verdict, sampler, judge_full=runner.full, judge_down=runner.down
                 )
                 if request is not None:
                     runner.submit(request)
@@ -114,6 +115,7 @@ async def one_run(
         "done": done,
         "max_queue_depth": runner.max_depth,
         "queue_full_drops": _counter(metrics, "ragmon_judge_dropped_total", reason="queue_full"),
+        "judge_down_drops": _counter(metrics, "ragmon_judge_dropped_total", reason="judge_down"),
         "calls": {k: v for k, v in outcomes.items() if v},
     }
 

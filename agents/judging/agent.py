@@ -187,6 +187,12 @@ class JudgeRunner:
         """The queue is full: what is submitted now is dropped (the check path sheds it)."""
         return self.queue.full()
 
+    @property
+    def down(self) -> bool:
+        """The judge refused a connection and is in its cool-down
+        (RAGMON_JUDGE_DOWN_COOLDOWN_SECONDS): calls fail at once, so the check path sheds."""
+        return bool(getattr(self.client, "down", False))
+
     # --- workers -----------------------------------------------------------------------------
 
     def _ensure_started(self) -> None:

@@ -82,6 +82,7 @@ def install_judge(
             now=processor.checked_at,
             judge_full=runner.full,
             claim_cap=settings.answer_claim_weight,
+            judge_down=runner.down,
         )
         if request is not None:
             value = json.dumps(request.to_dict(), ensure_ascii=False).encode("utf-8")

@@ -216,7 +216,10 @@ def build_metrics(registry: CollectorRegistry) -> Metrics:
             "judge_cache", "Judge cache lookups by result (hit/miss).", ("result",)
         ),
         judge_dropped=counter(
-            "judge_dropped", "Judge work dropped, by reason (budget, queue_full).", ("reason",)
+            "judge_dropped",
+            "Judge work dropped, by reason (budget_calls, budget_tokens, app_fair_share, "
+            "queue_full, judge_down).",
+            ("reason",),
         ),
         judge_invalid_replies=counter(
             "judge_invalid_replies",

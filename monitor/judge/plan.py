@@ -12,8 +12,9 @@ The hash test runs first, so unsampled answers (the vast majority) cost one SHA-
 scan of the verdict for those in the oversampling band.
 
 `judge_full` sheds load at the source: while the judge's queue is full, a request built now would
-be dropped on arrival, so it is not built, published, consumed and parsed first. Canaries still
-go: they are few and the agreement gauges depend on them.
+be dropped on arrival, so it is not built, published, consumed and parsed first. `judge_down`
+does the same while the judge is in its cool-down after a refused connection (its calls fail at
+once then). Canaries still go: they are few and the agreement gauges depend on them.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 from monitor.judge.request import JudgeRequest, build_request, judge_items
 from monitor.models import AnswerEvent, Verdict
 from monitor.sampling import (
+    JUDGE_DOWN,
     NOT_SAMPLED,
     QUEUE_FULL,
     Candidate,
@@ -60,6 +62,7 @@ def plan_judge_request(
     now: float | None = None,
     judge_full: bool = False,
     claim_cap: int = 0,
+    judge_down: bool = False,
 ) -> tuple[JudgeRequest | None, Decision]:
     if verdict.error is not None:
         return None, Decision(False, "nothing_to_judge")
@@ -67,8 +70,8 @@ def plan_judge_request(
     reason = sample_reason(event, verdict, policy.base_rate, policy.oversample_rate)
     if reason is None:
         return None, NOT_SAMPLED
-    if judge_full and reason != "canary":
-        return None, QUEUE_FULL
+    if (judge_full or judge_down) and reason != "canary":
+        return None, QUEUE_FULL if judge_full else JUDGE_DOWN
     items = judge_items(verdict, max_evidence_chars, event)
     # The estimates' sample is the base-rate hash sample only: its inclusion probability is
     # known and equal for every answer, canaries and doubtful answers included. Answers only

@@ -35,3 +35,4 @@ def test_check_path_keeps_its_speed_with_the_judge() -> None:
         assert low_high is None  # too few runs for a 95% interval of a median
     down = result["down_last_run"]
     assert set(down["calls"]) == {"judge_down"}
+    assert down["judge_down_drops"] > 0  # shed at the source during the cool-down

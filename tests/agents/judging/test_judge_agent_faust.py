@@ -71,3 +71,38 @@ async def test_canary_through_the_check_agent_sets_cheap_agreement() -> None:
         "ragmon_cheap_agreement_ratio", {"app": "docs-qa"}
     )
     assert ratio == 1.0  # the cheap tier says supported, as the label does
+
+
+async def test_the_check_agent_sheds_sampled_answers_while_the_judge_is_down() -> None:
+    import socket
+
+    from agents.stream.app import AppDeps, create_app
+    from monitor.judge.prompt import Pair
+    from monitor.settings import load_settings
+
+    with socket.socket() as sock:  # a loopback port nobody listens on: connections are refused
+        sock.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    registry = CollectorRegistry()
+    settings = load_settings(
+        openai_base_url=closed,
+        metrics_port=16113, audit_sample_rate=0.0, check_processes=0, judge_enabled=True,
+        judge_sample_rate=1.0, judge_oversample_rate=1.0, judge_calls_per_minute=0,
+        judge_tokens_per_hour=0,
+    )  # fmt: skip
+    rapp = create_app(settings, AppDeps(registry=registry))
+    runner = rapp.judge
+    assert runner is not None and not runner.down
+    doc = {"id": "a.txt", "text": "The premium is 120 dollars per month for every customer."}
+    answer = "The premium is 120 dollars per month for every customer [a.txt:1:0-56]."
+    event = {"event_id": "d1", "app": "docs-qa", "answer": answer, "documents": [doc]}
+    first = await runner.client.judge([Pair("A claim here", "Some evidence.")])  # refused
+    assert first[0].outcome == "judge_down" and runner.down
+    async with rapp.faust.agents["ragmon.check"].test_context() as agent:
+        await agent.put(json.dumps(event).encode(), key=b"d1")
+    get = registry.get_sample_value
+    # shed before a request was built: counted as dropped, and as a loss of the uniform sample
+    assert get("ragmon_judge_dropped_total", {"reason": "judge_down"}) == 1
+    assert get("ragmon_estimation_answers_total", {"app": "docs-qa", "outcome": "dropped"}) == 1
+    assert not get("ragmon_estimation_answers_total", {"app": "docs-qa", "outcome": "sent"})
+    await runner.stop()

@@ -232,6 +232,25 @@ def test_a_full_judge_queue_sheds_sampled_answers_but_not_canaries() -> None:
     assert plan_judge_request(event(), verdict(), off, judge_full=True)[1].reason == "not_sampled"
 
 
+def test_a_judge_in_its_down_cool_down_sheds_sampled_answers_but_not_canaries() -> None:
+    sampler = Sampler(
+        SamplingPolicy(
+            base_rate=1.0, oversample_rate=1.0, calls_per_minute=1, tokens_per_hour=0,
+            fairness=False,
+        )
+    )  # fmt: skip
+    req, d = plan_judge_request(event(), verdict(), sampler, judge_down=True)
+    assert req is None and d.reason == "judge_down" and d.dropped
+    canary = event("ev-3", gold_label="supported")
+    req, d = plan_judge_request(canary, verdict("ev-3"), sampler, judge_down=True)
+    assert req is not None and d.reason == "canary"
+    # a full queue is named first: it is the local cause, the one the queue gauge shows
+    req, d = plan_judge_request(
+        event("ev-4"), verdict("ev-4"), sampler, judge_full=True, judge_down=True
+    )
+    assert req is None and d.reason == "queue_full"
+
+
 def test_a_passage_that_failed_a_content_check_is_still_evidence() -> None:
     from dataclasses import replace
 
