@@ -50,6 +50,7 @@ async def check_loop(
     client), and how many events the check path finished."""
     done = 0
     dropped = Children()  # as the worker's hook: each reason's child looked up once
+    shed = runner.shedding if runner is not None else None
     started, cpu = time.perf_counter(), time.thread_time()
     for raw in events:
         event = decode_event(raw, options)
@@ -57,9 +58,7 @@ async def check_loop(
             verdict = check_event(event, options)
             if sampler is not None and runner is not None:
                 # as agents.stream.judge_wiring: shed at the source while the judge's queue is full
-                request, decision = plan_judge_request(
-                    event, verdict, sampler, judge_full=runner.full, judge_down=runner.down
-                )
+                request, decision = plan_judge_request(event, verdict, sampler, shed=shed)
                 if request is not None:
                     runner.submit(request)
                 elif decision.dropped:

@@ -39,7 +39,7 @@ from monitor.judge.client import AnswerOutcome, JudgeClient
 from monitor.judge.config import JudgeConfig
 from monitor.judge.record import judge_record
 from monitor.judge.request import JudgeRequest, RequestInvalid, parse_request
-from monitor.sampling import Budget
+from monitor.sampling import JUDGE_DOWN, QUEUE_FULL, Budget, Decision
 
 log = structlog.get_logger("ragmon.judge")
 __all__ = ["JudgeRunner", "MetricsObserver", "attach_judge_agent", "cheap_canary_hook"]
@@ -192,6 +192,13 @@ class JudgeRunner:
         """The judge refused a connection and is in its cool-down
         (RAGMON_JUDGE_DOWN_COOLDOWN_SECONDS): calls fail at once, so the check path sheds."""
         return bool(getattr(self.client, "down", False))
+
+    def shedding(self) -> Decision | None:
+        """Why the check path should not send a sampled answer now (plan_judge_request's
+        `shed`): the queue is full, or the judge is down; None when it should."""
+        if self.queue.full():
+            return QUEUE_FULL
+        return JUDGE_DOWN if self.down else None
 
     # --- workers -----------------------------------------------------------------------------
 

@@ -70,6 +70,7 @@ def install_judge(
     )
 
     child = Children()  # labels() takes a lock and builds a key: looked up once per label set
+    shed = runner.shedding  # asked only for sampled answers
 
     def sample(event: AnswerEvent, verdict: Verdict, meta: RecordMeta) -> None:
         # A full local queue stands for the judge's: every worker runs a judge agent on its
@@ -80,9 +81,8 @@ def install_judge(
             sampler,
             max_chars,
             now=processor.checked_at,
-            judge_full=runner.full,
             claim_cap=settings.answer_claim_weight,
-            judge_down=runner.down,
+            shed=shed,
         )
         if request is not None:
             value = json.dumps(request.to_dict(), ensure_ascii=False).encode("utf-8")

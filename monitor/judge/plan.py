@@ -14,10 +14,15 @@ scan of the verdict for those in the oversampling band.
 `judge_full` sheds load at the source: while the judge's queue is full, a request built now would
 be dropped on arrival, so it is not built, published, consumed and parsed first. `judge_down`
 does the same while the judge is in its cool-down after a refused connection (its calls fail at
-once then). Canaries still go: they are few and the agreement gauges depend on them.
+once then). Canaries still go: they are few and the agreement gauges depend on them. A caller
+in a loop passes `shed` instead: asked only for the few sampled answers, it returns
+QUEUE_FULL, JUDGE_DOWN or None (each question about the judge's state, asked of every answer
+right after its check, costs a few microseconds of cold code).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from monitor.judge.request import JudgeRequest, build_request, judge_items
 from monitor.models import AnswerEvent, Verdict
@@ -63,6 +68,7 @@ def plan_judge_request(
     judge_full: bool = False,
     claim_cap: int = 0,
     judge_down: bool = False,
+    shed: Callable[[], Decision | None] | None = None,
 ) -> tuple[JudgeRequest | None, Decision]:
     if verdict.error is not None:
         return None, Decision(False, "nothing_to_judge")
@@ -70,8 +76,13 @@ def plan_judge_request(
     reason = sample_reason(event, verdict, policy.base_rate, policy.oversample_rate)
     if reason is None:
         return None, NOT_SAMPLED
-    if (judge_full or judge_down) and reason != "canary":
-        return None, QUEUE_FULL if judge_full else JUDGE_DOWN
+    if reason != "canary":
+        if judge_full or judge_down:
+            return None, QUEUE_FULL if judge_full else JUDGE_DOWN
+        if shed is not None:
+            shedding = shed()
+            if shedding is not None:
+                return None, shedding
     items = judge_items(verdict, max_evidence_chars, event)
     # The estimates' sample is the base-rate hash sample only: its inclusion probability is
     # known and equal for every answer, canaries and doubtful answers included. Answers only

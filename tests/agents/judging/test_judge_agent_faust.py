@@ -106,3 +106,18 @@ async def test_the_check_agent_sheds_sampled_answers_while_the_judge_is_down() -
     assert get("ragmon_estimation_answers_total", {"app": "docs-qa", "outcome": "dropped"}) == 1
     assert not get("ragmon_estimation_answers_total", {"app": "docs-qa", "outcome": "sent"})
     await runner.stop()
+
+
+async def test_shedding_names_a_full_queue_first_then_a_down_judge() -> None:
+    from monitor.judge.prompt import Pair
+    from monitor.sampling import JUDGE_DOWN, QUEUE_FULL
+
+    metrics = build_metrics(CollectorRegistry())
+    runner = JudgeRunner(unreachable_judge(metrics), metrics, concurrency=1, queue_size=1)
+    assert runner.shedding() is None
+    await runner.client.judge([Pair("A claim here", "Some evidence.")])  # refused: cool-down
+    assert runner.shedding() is JUDGE_DOWN
+    # filled directly: submit would start the worker, which would empty it
+    runner.queue.put_nowait((JudgeRequest("e1", "shop", (Item(0, "A claim", "Evidence."),)), None))
+    assert runner.shedding() is QUEUE_FULL
+    await runner.stop()

@@ -23,7 +23,7 @@ from monitor.judge.request import (
 )
 from monitor.judge.schema import AnswerVerdict, PairVerdict
 from monitor.models import ClaimResult, Support
-from monitor.sampling import Sampler, SamplingPolicy
+from monitor.sampling import Decision, Sampler, SamplingPolicy
 from tests.unit.monitor.judge.helpers import DOC, event, verdict
 
 
@@ -249,6 +249,33 @@ def test_a_judge_in_its_down_cool_down_sheds_sampled_answers_but_not_canaries() 
         event("ev-4"), verdict("ev-4"), sampler, judge_full=True, judge_down=True
     )
     assert req is None and d.reason == "queue_full"
+
+
+def test_shed_is_asked_only_for_sampled_answers_and_never_for_canaries() -> None:
+    from monitor.sampling import JUDGE_DOWN
+
+    asked: list[str] = []
+
+    def shed() -> Decision | None:
+        asked.append("asked")
+        return JUDGE_DOWN
+
+    off = Sampler(SamplingPolicy(base_rate=0.0, oversample_rate=0.0, fairness=False))
+    assert plan_judge_request(event(), verdict(), off, shed=shed)[1].reason == "not_sampled"
+    assert asked == []  # an answer the hash leaves out costs no question about the judge
+    on = Sampler(
+        SamplingPolicy(
+            base_rate=1.0, oversample_rate=1.0, calls_per_minute=0, tokens_per_hour=0,
+            fairness=False,
+        )
+    )  # fmt: skip
+    req, d = plan_judge_request(event(), verdict(), on, shed=shed)
+    assert req is None and d.reason == "judge_down" and asked == ["asked"]
+    canary = event("ev-3", gold_label="supported")
+    req, d = plan_judge_request(canary, verdict("ev-3"), on, shed=shed)
+    assert req is not None and d.reason == "canary" and asked == ["asked"]
+    req, d = plan_judge_request(event("ev-4"), verdict("ev-4"), on, shed=lambda: None)
+    assert req is not None and d.reason == "base"
 
 
 def test_a_passage_that_failed_a_content_check_is_still_evidence() -> None:
