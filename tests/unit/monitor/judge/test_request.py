@@ -207,13 +207,20 @@ def test_cheap_canary_hook_sets_the_gauge() -> None:
     assert metrics.registry.get_sample_value("ragmon_cheap_agreement_ratio", {"app": "shop"}) == 0.5
 
 
+def sample_all(calls_per_minute: int) -> Sampler:
+    """Every answer sampled, no token budget, no fair share: only the calls budget may drop."""
+    policy = SamplingPolicy(
+        base_rate=1.0,
+        oversample_rate=1.0,
+        calls_per_minute=calls_per_minute,
+        tokens_per_hour=0,
+        fairness=False,
+    )
+    return Sampler(policy)
+
+
 def test_a_full_judge_queue_sheds_sampled_answers_but_not_canaries() -> None:
-    sampler = Sampler(
-        SamplingPolicy(
-            base_rate=1.0, oversample_rate=1.0, calls_per_minute=2, tokens_per_hour=0,
-            fairness=False,
-        )
-    )  # fmt: skip
+    sampler = sample_all(calls_per_minute=2)
     req, d = plan_judge_request(event(), verdict(), sampler, judge_full=True)
     assert req is None and d.reason == "queue_full" and d.dropped
     # shedding takes no budget: both calls are still there for the next two
@@ -233,12 +240,7 @@ def test_a_full_judge_queue_sheds_sampled_answers_but_not_canaries() -> None:
 
 
 def test_a_judge_in_its_down_cool_down_sheds_sampled_answers_but_not_canaries() -> None:
-    sampler = Sampler(
-        SamplingPolicy(
-            base_rate=1.0, oversample_rate=1.0, calls_per_minute=1, tokens_per_hour=0,
-            fairness=False,
-        )
-    )  # fmt: skip
+    sampler = sample_all(calls_per_minute=1)
     req, d = plan_judge_request(event(), verdict(), sampler, judge_down=True)
     assert req is None and d.reason == "judge_down" and d.dropped
     canary = event("ev-3", gold_label="supported")
@@ -263,12 +265,7 @@ def test_shed_is_asked_only_for_sampled_answers_and_never_for_canaries() -> None
     off = Sampler(SamplingPolicy(base_rate=0.0, oversample_rate=0.0, fairness=False))
     assert plan_judge_request(event(), verdict(), off, shed=shed)[1].reason == "not_sampled"
     assert asked == []  # an answer the hash leaves out costs no question about the judge
-    on = Sampler(
-        SamplingPolicy(
-            base_rate=1.0, oversample_rate=1.0, calls_per_minute=0, tokens_per_hour=0,
-            fairness=False,
-        )
-    )  # fmt: skip
+    on = sample_all(calls_per_minute=0)
     req, d = plan_judge_request(event(), verdict(), on, shed=shed)
     assert req is None and d.reason == "judge_down" and asked == ["asked"]
     canary = event("ev-3", gold_label="supported")
