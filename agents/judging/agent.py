@@ -191,7 +191,7 @@ class JudgeRunner:
     def down(self) -> bool:
         """The judge refused a connection and is in its cool-down
         (RAGMON_JUDGE_DOWN_COOLDOWN_SECONDS): calls fail at once, so the check path sheds."""
-        return bool(getattr(self.client, "down", False))
+        return self.client.down
 
     def shedding(self) -> Decision | None:
         """Why the check path should not send a sampled answer now (plan_judge_request's

@@ -11,13 +11,13 @@ Usage in the check agent, after `verdict = check_event(event, options)`::
 The hash test runs first, so unsampled answers (the vast majority) cost one SHA-256, plus a
 scan of the verdict for those in the oversampling band.
 
-`judge_full` sheds load at the source: while the judge's queue is full, a request built now would
-be dropped on arrival, so it is not built, published, consumed and parsed first. `judge_down`
-does the same while the judge is in its cool-down after a refused connection (its calls fail at
-once then). Canaries still go: they are few and the agreement gauges depend on them. A caller
-in a loop passes `shed` instead: asked only for the few sampled answers, it returns
-QUEUE_FULL, JUDGE_DOWN or None (each question about the judge's state, asked of every answer
-right after its check, costs a few microseconds of cold code).
+`shed` sheds load at the source. It is asked only for sampled answers (a question about the
+judge's state asked of every answer, right after its check, costs a few microseconds of cold
+code) and returns QUEUE_FULL, JUDGE_DOWN or None. While the judge's queue is full, a request
+built now would be dropped on arrival; while the judge is in its cool-down after a refused
+connection, its call would fail at once. Either way the request is not built, published,
+consumed and parsed first. Canaries still go: they are few and the agreement gauges depend on
+them.
 """
 
 from __future__ import annotations
@@ -27,9 +27,7 @@ from collections.abc import Callable
 from monitor.judge.request import JudgeRequest, build_request, judge_items
 from monitor.models import AnswerEvent, Verdict
 from monitor.sampling import (
-    JUDGE_DOWN,
     NOT_SAMPLED,
-    QUEUE_FULL,
     Candidate,
     Decision,
     Sampler,
@@ -65,9 +63,7 @@ def plan_judge_request(
     sampler: Sampler,
     max_evidence_chars: int = 6_000,
     now: float | None = None,
-    judge_full: bool = False,
     claim_cap: int = 0,
-    judge_down: bool = False,
     shed: Callable[[], Decision | None] | None = None,
 ) -> tuple[JudgeRequest | None, Decision]:
     if verdict.error is not None:
@@ -76,13 +72,10 @@ def plan_judge_request(
     reason = sample_reason(event, verdict, policy.base_rate, policy.oversample_rate)
     if reason is None:
         return None, NOT_SAMPLED
-    if reason != "canary":
-        if judge_full or judge_down:
-            return None, QUEUE_FULL if judge_full else JUDGE_DOWN
-        if shed is not None:
-            shedding = shed()
-            if shedding is not None:
-                return None, shedding
+    if reason != "canary" and shed is not None:
+        shedding = shed()
+        if shedding is not None:
+            return None, shedding
     items = judge_items(verdict, max_evidence_chars, event)
     # The estimates' sample is the base-rate hash sample only: its inclusion probability is
     # known and equal for every answer, canaries and doubtful answers included. Answers only

@@ -23,7 +23,7 @@ from monitor.judge.request import (
 )
 from monitor.judge.schema import AnswerVerdict, PairVerdict
 from monitor.models import ClaimResult, Support
-from monitor.sampling import Decision, Sampler, SamplingPolicy
+from monitor.sampling import JUDGE_DOWN, QUEUE_FULL, Decision, Sampler, SamplingPolicy
 from tests.unit.monitor.judge.helpers import DOC, event, verdict
 
 
@@ -219,15 +219,23 @@ def sample_all(calls_per_minute: int) -> Sampler:
     return Sampler(policy)
 
 
+def full() -> Decision:
+    return QUEUE_FULL
+
+
+def down() -> Decision:
+    return JUDGE_DOWN
+
+
 def test_a_full_judge_queue_sheds_sampled_answers_but_not_canaries() -> None:
     sampler = sample_all(calls_per_minute=2)
-    req, d = plan_judge_request(event(), verdict(), sampler, judge_full=True)
+    req, d = plan_judge_request(event(), verdict(), sampler, shed=full)
     assert req is None and d.reason == "queue_full" and d.dropped
     # shedding takes no budget: both calls are still there for the next two
-    req, d = plan_judge_request(event("ev-2"), verdict("ev-2"), sampler, judge_full=True)
+    req, d = plan_judge_request(event("ev-2"), verdict("ev-2"), sampler, shed=full)
     assert req is None and d.reason == "queue_full"
     canary = event("ev-3", gold_label="supported")
-    req, d = plan_judge_request(canary, verdict("ev-3"), sampler, judge_full=True)
+    req, d = plan_judge_request(canary, verdict("ev-3"), sampler, shed=full)
     assert req is not None and d.reason == "canary"
     req, d = plan_judge_request(event("ev-4"), verdict("ev-4"), sampler)
     assert req is not None and d.reason == "base"
@@ -236,26 +244,19 @@ def test_a_full_judge_queue_sheds_sampled_answers_but_not_canaries() -> None:
     assert req is None and d.reason == "budget_calls"
     # not sampled stays not sampled, full queue or not
     off = Sampler(SamplingPolicy(base_rate=0.0, oversample_rate=0.0, fairness=False))
-    assert plan_judge_request(event(), verdict(), off, judge_full=True)[1].reason == "not_sampled"
+    assert plan_judge_request(event(), verdict(), off, shed=full)[1].reason == "not_sampled"
 
 
 def test_a_judge_in_its_down_cool_down_sheds_sampled_answers_but_not_canaries() -> None:
     sampler = sample_all(calls_per_minute=1)
-    req, d = plan_judge_request(event(), verdict(), sampler, judge_down=True)
+    req, d = plan_judge_request(event(), verdict(), sampler, shed=down)
     assert req is None and d.reason == "judge_down" and d.dropped
     canary = event("ev-3", gold_label="supported")
-    req, d = plan_judge_request(canary, verdict("ev-3"), sampler, judge_down=True)
+    req, d = plan_judge_request(canary, verdict("ev-3"), sampler, shed=down)
     assert req is not None and d.reason == "canary"
-    # a full queue is named first: it is the local cause, the one the queue gauge shows
-    req, d = plan_judge_request(
-        event("ev-4"), verdict("ev-4"), sampler, judge_full=True, judge_down=True
-    )
-    assert req is None and d.reason == "queue_full"
 
 
 def test_shed_is_asked_only_for_sampled_answers_and_never_for_canaries() -> None:
-    from monitor.sampling import JUDGE_DOWN
-
     asked: list[str] = []
 
     def shed() -> Decision | None:
