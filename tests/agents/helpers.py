@@ -83,17 +83,22 @@ def labels(**kw: Any) -> frozenset[tuple[str, str]]:
     return frozenset((k, str(v)) for k, v in kw.items())
 
 
-def unreachable_judge(metrics: Metrics) -> Any:
-    """A judge client pointed at a loopback port nobody listens on: every call is judge_down
-    at once (the runner's plumbing without a server)."""
+def unreachable_judge_url() -> str:
+    """An OpenAI base URL on a loopback port nobody listens on: connections are refused."""
     import socket
-
-    from agents.judging.agent import MetricsObserver
-    from monitor.judge.client import JudgeClient
-    from monitor.judge.config import JudgeConfig
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = int(s.getsockname()[1])
-    config = JudgeConfig(base_url=f"http://127.0.0.1:{port}/v1", model="m", escalation_model=None)
+    return f"http://127.0.0.1:{port}/v1"
+
+
+def unreachable_judge(metrics: Metrics) -> Any:
+    """A judge client pointed at `unreachable_judge_url()`: every call is judge_down at once
+    (the runner's plumbing without a server)."""
+    from agents.judging.agent import MetricsObserver
+    from monitor.judge.client import JudgeClient
+    from monitor.judge.config import JudgeConfig
+
+    config = JudgeConfig(base_url=unreachable_judge_url(), model="m", escalation_model=None)
     return JudgeClient(config, observer=MetricsObserver(metrics))

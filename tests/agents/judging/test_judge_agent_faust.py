@@ -13,7 +13,7 @@ from prometheus_client import CollectorRegistry
 from agents.judging.agent import JudgeRunner, attach_judge_agent
 from agents.telemetry.metrics import build_metrics
 from monitor.judge.request import Item, JudgeRequest
-from tests.agents.helpers import unreachable_judge
+from tests.agents.helpers import unreachable_judge, unreachable_judge_url
 
 
 async def test_agent_hands_records_to_the_runner() -> None:
@@ -74,18 +74,13 @@ async def test_canary_through_the_check_agent_sets_cheap_agreement() -> None:
 
 
 async def test_the_check_agent_sheds_sampled_answers_while_the_judge_is_down() -> None:
-    import socket
-
     from agents.stream.app import AppDeps, create_app
     from monitor.judge.prompt import Pair
     from monitor.settings import load_settings
 
-    with socket.socket() as sock:  # a loopback port nobody listens on: connections are refused
-        sock.bind(("127.0.0.1", 0))
-        closed = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
     registry = CollectorRegistry()
     settings = load_settings(
-        openai_base_url=closed,
+        openai_base_url=unreachable_judge_url(),
         metrics_port=16113, audit_sample_rate=0.0, check_processes=0, judge_enabled=True,
         judge_sample_rate=1.0, judge_oversample_rate=1.0, judge_calls_per_minute=0,
         judge_tokens_per_hour=0,
