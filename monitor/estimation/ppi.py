@@ -21,9 +21,25 @@ clipped: the cheap score is not on the label's scale (any affine map of it gives
 estimate), so the best λ may exceed 1 or be negative.
 
 Here the labelled units are a subsample of the N units rather than a separate set, and the
-estimand is the window's own mean; the design-based variance of μ̂ is then (1 − n/N)·Var(y −
-λf)/n, which the PPI++ form above exceeds by (Var(y − λf) + λ²Var(f))/N: the interval is
-slightly conservative, by a factor ≈ √(1 + n/N).
+estimand is the window's own mean: once every unit is labelled it is known exactly. So the
+interval's distance from the estimate is multiplied by √(1 − n/N), the finite-population
+correction of sampling without replacement (Cochran, "Sampling techniques", §2.5): the
+design-based variance of μ̂ for a fixed λ is (1 − n/N)·Var(y − λf)/n. Without it the interval
+covers more than it says, the more the higher the judge rate (0.98 at 30% in a simulation on the
+dev sets' scores; 0.95 with it). The PPI++ term λ²·Var_N(f)/N is kept: it is small, and keeps the
+tuned λ's own noise in the interval.
+
+The interval is Agresti and Coull's adjusted one ("Approximate is better than 'exact' for
+interval estimation of binomial proportions", The American Statistician, 1998), carried over to
+PPI: before the interval is computed, z²/2 pseudo-units labelled `top` (a unit whose claims are
+all labelled) and z²/2 labelled 0 join the labelled sums, each with the population's mean
+prediction, so they move neither the control variate's mean nor its slope much. The interval is
+then the power-tuned one of those sums: centred at (n·μ̂ + (z²/2)·top) / (n + z²), μ̂ pulled
+towards top/2, with their variance. The CLT interval of the raw sums collapses when a small sample
+holds few units of one label (at a rate of 0.03 and ~60 labels it covered 0.78 of the time);
+this one does not. The point estimate stays μ̂ (unbiased); the interval is widened to hold it if
+it ever falls outside. The judge-only interval is adjusted the same way (λ = 0 on the same
+sums), so the never-wider guarantee is unchanged.
 
 Sums are exact where the caller can keep them exact (integers: the window stores scores in
 units of 1e-4), and the moments are computed from them in floating point once per evaluation.
@@ -76,8 +92,9 @@ class Estimate:
 
     @property
     def halfwidth(self) -> float:
-        """t·stderr: the interval's half-width before clipping to [0, 1] (what the power
-        tuning guarantees never exceeds the judge-only one)."""
+        """t·stderr: the interval's half-width before clipping to [0, 1] (and before any
+        widening to hold the estimate): what the power tuning guarantees never exceeds the
+        judge-only one."""
         return t_value(self.level, self.n - 1) * self.stderr
 
     def covers(self, truth: float) -> bool:
@@ -143,6 +160,35 @@ def tuned_lambda(lab: Labelled, pop: Population) -> float:
     return _cov(lab.n, lab.y, lab.f, lab.yf) / denominator
 
 
+def adjusted(lab: Labelled, pop: Population, top: float = 1.0, level: float = LEVEL) -> Labelled:
+    """`lab` with Agresti-Coull's pseudo-units: z²/2 labelled `top`, z²/2 labelled 0, each with
+    the population's mean prediction (z for `level`: 1.92 of each at 95%). `top` is the label of
+    a unit all of whose claims carry it: 1 for one claim per unit, the mean claims per unit
+    otherwise."""
+    k = z_value(level) ** 2 / 2
+    mean_f = pop.f / pop.n if pop.n else 0.0
+    return Labelled(
+        n=lab.n + 2 * k,
+        y=lab.y + k * top,
+        f=lab.f + 2 * k * mean_f,
+        yy=lab.yy + k * top * top,
+        ff=lab.ff + 2 * k * mean_f * mean_f,
+        yf=lab.yf + k * top * mean_f,
+    )
+
+
+def _mean_and_variance(lab: Labelled, pop: Population, lam: float) -> tuple[float, float]:
+    """μ̂(λ) and σ̂²(λ) from the sums."""
+    mu = lam * pop.f / pop.n + (lab.y - lam * lab.f) / lab.n
+    residual_var = max(
+        0.0,
+        _var(lab.n, lab.y, lab.yy)
+        - 2 * lam * _cov(lab.n, lab.y, lab.f, lab.yf)
+        + lam * lam * _var(lab.n, lab.f, lab.ff),
+    )
+    return mu, residual_var / lab.n + lam * lam * pop.var_f() / pop.n
+
+
 def ppi_mean(
     lab: Labelled,
     pop: Population,
@@ -150,45 +196,53 @@ def ppi_mean(
     level: float = LEVEL,
     scale: float = 1.0,
     offset: float = 0.0,
+    top: float | None = 1.0,
 ) -> Estimate | None:
     """offset + scale·μ̂ with its interval, clipped to [0, 1]; None with fewer than 2 labels.
 
     `scale` and `offset` turn a mean per unit into a rate over claims (rate = (claims decided
     without the judge + N·μ̂) / claims: offset = those claims' labels / claims, scale = N /
-    claims). `lam` None: power-tuned; 0: the judge-only (classical) estimate.
+    claims). `lam` None: power-tuned; 0: the judge-only (classical) estimate. `top`: the
+    interval is Agresti-Coull's with that label for a unit's every claim (`adjusted`); None:
+    the plain CLT interval of the sums, μ̂ ± t·σ̂.
     """
     if lab.n < 2 or pop.n < 1:
         return None
-    if lam is None:
-        lam = tuned_lambda(lab, pop)
-    mean_all_f = pop.f / pop.n
-    mu = lam * mean_all_f + (lab.y - lam * lab.f) / lab.n
-    residual_var = max(
-        0.0,
-        _var(lab.n, lab.y, lab.yy)
-        - 2 * lam * _cov(lab.n, lab.y, lab.f, lab.yf)
-        + lam * lam * _var(lab.n, lab.f, lab.ff),
-    )
-    variance = residual_var / lab.n + lam * lam * pop.var_f() / pop.n
-    stderr = scale * math.sqrt(variance)
+    point_lam = tuned_lambda(lab, pop) if lam is None else lam
+    mu, variance = _mean_and_variance(lab, pop, point_lam)
+    centre = mu
+    if top is not None:
+        wide = adjusted(lab, pop, top, level)
+        wide_lam = tuned_lambda(wide, pop) if lam is None else lam
+        centre, variance = _mean_and_variance(wide, pop, wide_lam)
+    # the labelled units are part of the N: only the unlabelled share of the window is unknown
+    shrink = math.sqrt(max(0.0, 1.0 - lab.n / pop.n))
+    stderr = scale * math.sqrt(variance) * shrink
     value = offset + scale * mu
     half = t_value(level, lab.n - 1) * stderr
+    middle = value + shrink * scale * (centre - mu)
     return Estimate(
         value=_clip(value),
-        lower=_clip(value - half),
-        upper=_clip(value + half),
+        lower=_clip(min(value, middle - half)),
+        upper=_clip(max(value, middle + half)),
         stderr=stderr,
         n=int(lab.n),
-        lam=lam,
+        lam=point_lam,
         level=level,
     )
 
 
 def classical_mean(
-    lab: Labelled, pop: Population, level: float = LEVEL, scale: float = 1.0, offset: float = 0.0
+    lab: Labelled,
+    pop: Population,
+    level: float = LEVEL,
+    scale: float = 1.0,
+    offset: float = 0.0,
+    top: float | None = 1.0,
 ) -> Estimate | None:
-    """The judge-only estimate: the labelled units' mean label, its CLT interval."""
-    return ppi_mean(lab, pop, lam=0.0, level=level, scale=scale, offset=offset)
+    """The judge-only estimate: the labelled units' mean label, its interval (Agresti-Coull's
+    with `top`, the CLT one without)."""
+    return ppi_mean(lab, pop, lam=0.0, level=level, scale=scale, offset=offset, top=top)
 
 
 def _clip(x: float) -> float:

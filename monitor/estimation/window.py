@@ -26,9 +26,8 @@ table adds, subtracts and replays integers, and nothing drifts.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from monitor.estimation.ppi import (
     Estimate,
@@ -36,7 +35,6 @@ from monitor.estimation.ppi import (
     Population,
     classical_mean,
     ppi_mean,
-    t_value,
 )
 from monitor.grounding import NO_CONTEXT
 from monitor.judge.request import is_evidence
@@ -228,38 +226,13 @@ def rate_figures(sums: Mapping[str, int], rate: str) -> RateFigures:
     else:
         raise ValueError(f"unknown rate {rate!r}")
     scale, offset = n_all / claims, ruled / claims
-    floor = _one_sided_floor(lab.y, m_lab, n_lab)
+    # Agresti-Coull's pseudo-answers have the window's mean number of judgeable claims
+    top = m_all / n_all if n_all else 1.0
     return RateFigures(
-        _floored(ppi_mean(lab, pop, scale=scale, offset=offset), floor, scale),
-        _floored(classical_mean(lab, pop, scale=scale, offset=offset), floor, scale),
+        ppi_mean(lab, pop, scale=scale, offset=offset, top=top),
+        classical_mean(lab, pop, scale=scale, offset=offset, top=top),
         m_lab,
         n_lab,
-    )
-
-
-def _one_sided_floor(y: float, m: int, n: int) -> float:
-    """The variance of the mean label per answer to use at least when every judged claim got
-    the same label (none or all supported): the sample variance is then 0 and the CLT interval a
-    point, however few claims were judged. Agresti-Coull's shrunken rate p = (y + 2)/(m + 4) (or
-    its mirror) as if the claims were independent, p(1 − p)·(m/n)/n: about the "rule of three"
-    (no event in m trials: rate below ~3/m). 0 otherwise, so it never narrows an interval and
-    applies to the judge-only interval alike (the never-wider guarantee holds)."""
-    if n < 2 or not (y == 0 or y == m):
-        return 0.0
-    p = 2 / (m + 4)
-    return p * (1 - p) * (m / n) / n
-
-
-def _floored(est: Estimate | None, floor: float, scale: float) -> Estimate | None:
-    if est is None or not floor or (est.stderr / scale) ** 2 >= floor:
-        return est
-    stderr = scale * math.sqrt(floor)
-    half = t_value(est.level, est.n - 1) * stderr
-    return replace(
-        est,
-        lower=min(1.0, max(0.0, est.value - half)),
-        upper=min(1.0, max(0.0, est.value + half)),
-        stderr=stderr,
     )
 
 

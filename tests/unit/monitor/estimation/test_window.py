@@ -3,12 +3,13 @@ claims cluster in answers (the judge samples answers, not claims)."""
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Mapping
 
 import pytest
 
-from monitor.estimation.ppi import labelled_from, population_from, ppi_mean, t_value
+from monitor.estimation.ppi import labelled_from, population_from, ppi_mean, t_value, z_value
 from monitor.estimation.window import answer_sums, judgeable_split, label_sums, rate_figures, scaled
 
 
@@ -59,10 +60,12 @@ def test_support_rate_is_ppi_over_answer_totals() -> None:
         labelled_from([1, 0, 1], [0.9, 0.6, 0.7]),
         population_from([0.9, 0.6, 0.7, 0.1]),
         scale=4 / 7,
+        top=5 / 4,  # Agresti-Coull's pseudo-answers: 5 judgeable claims in 4 answers
     )
     assert fig.estimate is not None and want is not None
     assert fig.estimate.value == pytest.approx(want.value, abs=1e-12)
     assert fig.estimate.stderr == pytest.approx(want.stderr, abs=1e-12)
+    assert (fig.estimate.lower, fig.estimate.upper) == pytest.approx((want.lower, want.upper))
     assert (fig.judged_answers, fig.judged_claims) == (3, 4)
 
 
@@ -74,6 +77,7 @@ def test_hallucination_rate_adds_the_rule_decided_claims() -> None:
         population_from([0.1, 1.4, 0.3, 0.9]),
         scale=4 / 7,
         offset=2 / 7,
+        top=5 / 4,
     )
     assert fig.estimate is not None and want is not None
     assert fig.estimate.value == pytest.approx(want.value, abs=1e-12)
@@ -125,7 +129,10 @@ def test_coverage_with_claims_clustered_in_answers() -> None:
 
 def test_one_label_everywhere_still_gives_an_interval() -> None:
     # 100 answers of one judgeable claim, 50 judged, none not supported: the sample variance
-    # is 0; the interval uses Agresti-Coull's p = 2/(50 + 4) as if the claims were independent
+    # is 0, and a CLT interval of the raw sums would be the point 0. Agresti-Coull's: k = z^2/2
+    # pseudo-answers not supported and k supported join the 50, so the judge-only interval is
+    # centred at k/(50 + 2k), with those 50 + 2k points' variance over 50 + 2k, times
+    # 1 - 50/100, and reaches from 0 up
     sums: dict[str, int] = {}
     for i in range(100):
         score = (i % 10) / 10
@@ -134,13 +141,19 @@ def test_one_label_everywhere_still_gives_an_interval() -> None:
             _add(sums, label_sums([score], 1, 0))
     fig = rate_figures(sums, "hallucination")
     assert fig.estimate is not None and fig.judge_only is not None
-    p = 2 / 54
-    stderr = (p * (1 - p) / 50) ** 0.5  # scale 100/100
+    k = z_value() ** 2 / 2
+    w = 50 + 2 * k
+    centre = k / w
+    variance = (k - k * k / w) / (w - 1) / w  # the points' Var(y) over their weight
+    stderr = math.sqrt(variance * 0.5)
+    upper = math.sqrt(0.5) * centre + t_value(0.95, 49) * stderr
+    assert fig.judge_only.value == 0.0 and fig.judge_only.lower == 0.0
+    assert fig.judge_only.stderr == pytest.approx(stderr, abs=1e-12)
+    assert fig.judge_only.upper == pytest.approx(upper, abs=1e-12)
+    assert 0.05 < upper < 0.1  # about the "rule of three" for 0 of 50: 3/50
     assert fig.estimate.value == 0.0 and fig.estimate.lower == 0.0
-    assert fig.estimate.stderr == pytest.approx(stderr)
-    assert fig.estimate.upper == pytest.approx(t_value(0.95, 49) * stderr)
-    assert fig.judge_only.upper == fig.estimate.upper
-    # the same window with one claim of the sample not supported: no floor, the sample's own
+    assert 0.0 < fig.estimate.upper <= fig.judge_only.upper
+    # the same window with one claim of the sample not supported
     _add(sums, label_sums([0.5], 0, 1))
     mixed = rate_figures(sums, "hallucination").estimate
     assert mixed is not None and mixed.value > 0
