@@ -215,8 +215,10 @@ def ppi_mean(
         wide = adjusted(lab, pop, top, level)
         wide_lam = tuned_lambda(wide, pop) if lam is None else lam
         centre, variance = _mean_and_variance(wide, pop, wide_lam)
-    # the labelled units are part of the N: only the unlabelled share of the window is unknown
-    shrink = math.sqrt(max(0.0, 1.0 - lab.n / pop.n))
+    # the labelled units are part of the N: only the unlabelled share of the window is unknown.
+    # More labels than units means sums that do not belong together (a label counted without
+    # its answer): then nothing is known to be exact, and the interval is not narrowed.
+    shrink = math.sqrt(1.0 - lab.n / pop.n) if lab.n <= pop.n else 1.0
     stderr = scale * math.sqrt(variance) * shrink
     value = offset + scale * mu
     half = t_value(level, lab.n - 1) * stderr

@@ -112,6 +112,14 @@ def test_every_unit_labelled_leaves_no_doubt() -> None:
     assert est.stderr == 0.0 and est.lower == est.upper == est.value
 
 
+def test_more_labels_than_units_are_not_taken_as_a_census() -> None:
+    # sums that do not belong together (labels counted without their answers): no correction
+    lab = labelled_from(Y, F_LAB)
+    est = ppi_mean(lab, population_from(F_LAB[:3]), lam=0.0, top=None)
+    assert est is not None
+    assert est.stderr == pytest.approx(0.25, abs=1e-12)  # sqrt(Var(y)/n) = sqrt((1/4)/4)
+
+
 def test_scale_and_offset_turn_a_unit_mean_into_a_rate() -> None:
     # 2 claims decided by rule with the label, 8 answers of one judgeable claim, 10 claims:
     # rate = 2/10 + (8/10) mu
