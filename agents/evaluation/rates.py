@@ -83,11 +83,16 @@ def _f(x: Any) -> str:
     return "n/a" if x is None else f"{x:.3f}" if isinstance(x, float) else str(x)
 
 
+def _count(x: float | None) -> str:
+    """A median of counts: 34, or 34.5 between two."""
+    return "n/a" if x is None else f"{x:g}"
+
+
 def format_rates(fig: Mapping[str, Any]) -> str:
     lines = [
         f"rates: {fig['events']} labelled events with a claim ({fig['judgeable_events']} with a "
         f"claim the judge can see); judge: {fig['judge']}; judge rate {fig['judge_rate']:g}, "
-        f"{fig['resamples']} resamples (seed {fig['seed']}), median {_f(fig['judged_events_median'])}"
+        f"{fig['resamples']} resamples (seed {fig['seed']}), median {_count(fig['judged_events_median'])}"
         " events judged per resample",
         f"  {'':<14}{'truth':>8}{'cheap':>8}{'|corr-t|':>10}{'|est-t|':>9}{'CI half':>9}"
         f"{'coverage':>10}{'judge-only half':>17}",
@@ -115,7 +120,8 @@ def format_rates(fig: Mapping[str, Any]) -> str:
         "  not_supported). cheap: what today's gauge reads from cheap verdicts (supported or not",
         "  supported claims / claims). |corr-t|: median error of today's judge corrections (the",
         "  judged events' cheap verdicts replaced). |est-t|, CI half, coverage: the PPI++ estimate,",
-        "  the half-width of its 95% interval and the share of intervals holding the truth.",
+        "  the half-width of its 95% interval (Agresti-Coull adjusted, finite-population",
+        "  corrected: docs/estimation.md) and the share of intervals holding the truth.",
     ]
     return "\n".join(lines)
 

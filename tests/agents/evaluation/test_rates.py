@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agents.evaluation.rates import _judge_label, units_of
+from agents.evaluation.rates import _judge_label, format_rates, rates_figures, units_of
 from tests.agents.helpers import mixed_verdict
 
 
@@ -34,3 +34,30 @@ def test_units_take_the_weakest_judgeable_score_and_the_cheap_counts() -> None:
     [judged] = units_of([(event, verdict)], {"e1": "supported"}, {"e1": {"claims": []}})
     assert judged.label is None and judged.truth == "supported"  # the judge gave no verdict
     assert units_of([(event, verdict)], {}) == []  # unlabelled: left out
+
+
+def test_the_text_report_counts_judged_events_as_counts() -> None:
+    from monitor.estimation.evaluate import EvalUnit
+
+    units = [
+        EvalUnit(
+            label=label,
+            truth=label,
+            score=score,
+            claims=1,
+            cheap_supported=int(score >= 0.75),
+            cheap_unsupported=int(score < 0.4),
+            judgeable=1,
+            judgeable_supported=int(score >= 0.75),
+            judgeable_unsupported=int(score < 0.4),
+        )
+        for i in range(60)
+        for score, label in [((i % 10) / 10, "supported" if i % 3 else "not_supported")]
+    ]
+    fig = rates_figures(units, judge_rate=0.5, resamples=20, seed=0, oracle=True)
+    text = format_rates(fig)
+    median = fig["judged_events_median"]
+    shown = f"{median:g}"
+    assert f"median {shown} events judged per resample" in text
+    assert "." not in shown or shown.endswith(".5")  # a count, or halfway between two
+    assert "Agresti-Coull adjusted, finite-population" in text
