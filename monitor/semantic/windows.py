@@ -53,11 +53,16 @@ def cosine(u: Sequence[float], v: Sequence[float]) -> float:
     """u·v / (|u| |v|); 0.0 when either vector is zero (no direction to compare)."""
     if len(u) != len(v):
         raise ValueError(f"length mismatch: {len(u)} != {len(v)}")
-    nu = math.sqrt(math.fsum(a * a for a in u))
-    nv = math.sqrt(math.fsum(b * b for b in v))
+    # hypot scales before squaring: a sum of squares of tiny components underflows to a
+    # subnormal whose square root has lost its precision (2.7e-162 against 1.0 gave 1.2)
+    nu = math.hypot(*u)
+    nv = math.hypot(*v)
     if nu == 0.0 or nv == 0.0:
         return 0.0
-    return math.fsum(a * b for a, b in zip(u, v, strict=True)) / (nu * nv)
+    # each vector scaled to unit length first, so the products cannot underflow either; the
+    # last rounding can still step past ±1
+    dot = math.fsum((a / nu) * (b / nv) for a, b in zip(u, v, strict=True))
+    return max(-1.0, min(1.0, dot))
 
 
 def best_window(similarities: Sequence[float]) -> tuple[int, float] | None:
