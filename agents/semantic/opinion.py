@@ -17,10 +17,10 @@ from typing import Any
 
 from agents.semantic import rules
 from agents.semantic.model import MODEL_PACKAGE, MODEL_VERSION, Embedder, load_embedder
-from agents.semantic.score import MAX_WINDOWS
+from agents.semantic.score import MAX_WINDOWS, best_match
 from monitor.judge.request import Item
 from monitor.semantic.fit import linear_score
-from monitor.semantic.windows import best_window, windows
+from monitor.semantic.windows import windows
 
 MODEL_ID = f"all-MiniLM-L6-v2-int8 ({MODEL_PACKAGE} {MODEL_VERSION})"
 # the judge request prefixes each cited passage with its source line, which is no evidence
@@ -33,10 +33,7 @@ def opinion_of(embedder: Embedder, item: Item) -> dict[str, Any]:
     entry: dict[str, Any] = {"index": item.claim_index, "windows": len(pool)}
     if not pool:
         return {**entry, "cosine": None, "opinion": "no_evidence"}
-    vectors = embedder.embed([item.claim, *pool])
-    found = best_window([float(s) for s in vectors[1:] @ vectors[0]])
-    assert found is not None
-    cosine = round(found[1], 4)
+    cosine = round(best_match(embedder, item.claim, pool)[1], 4)
     supported = linear_score(rules.COSINE, (cosine,)) >= 0
     entry.update(cosine=cosine, opinion="supported" if supported else "not_supported")
     if item.cheap_score is not None:

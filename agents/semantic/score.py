@@ -45,6 +45,15 @@ def evidence_texts(result: ClaimResult, verdict: Verdict, event: AnswerEvent) ->
     return texts
 
 
+def best_match(embedder: Embedder, claim: str, pool: Sequence[str]) -> tuple[int, float]:
+    """(index, cosine) of the window of `pool` (not empty) most like `claim`: one batch through
+    the model, the claim first."""
+    vectors = embedder.embed([claim, *pool])
+    found = best_window([float(s) for s in vectors[1:] @ vectors[0]])
+    assert found is not None  # pool is not empty
+    return found
+
+
 def score_claim(
     embedder: Embedder,
     result: ClaimResult,
@@ -60,10 +69,7 @@ def score_claim(
     pool = pool[:max_windows]
     if not pool:
         return ClaimScore(result.claim.index, None, None, 0, False, time.perf_counter() - start)
-    vectors = embedder.embed([claim_text(result, verdict), *pool])
-    sims = [float(s) for s in vectors[1:] @ vectors[0]]
-    found = best_window(sims)
-    assert found is not None  # pool is not empty
+    found = best_match(embedder, claim_text(result, verdict), pool)
     return ClaimScore(
         result.claim.index,
         found[1],
