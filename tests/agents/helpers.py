@@ -6,6 +6,7 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 
+from agents.kafka.broker import free_port
 from agents.telemetry.metrics import Metrics, build_metrics
 from monitor.models import (
     Citation,
@@ -85,12 +86,7 @@ def labels(**kw: Any) -> frozenset[tuple[str, str]]:
 
 def unreachable_judge_url() -> str:
     """An OpenAI base URL on a loopback port nobody listens on: connections are refused."""
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    return f"http://127.0.0.1:{port}/v1"
+    return f"http://127.0.0.1:{free_port()}/v1"
 
 
 def unreachable_judge(metrics: Metrics) -> Any:

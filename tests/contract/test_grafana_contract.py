@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import socket
 import threading
 from dataclasses import replace
 
@@ -16,6 +15,7 @@ from agents.grafana.client import ALERT_TAG, Grafana, GrafanaNotifier
 from agents.grafana.dashboard import build_dashboard
 from agents.grafana.model import grafana_alert_rules
 from agents.grafana.sync import apply, plan
+from agents.kafka.broker import free_port
 from agents.stream.alerting import Alerting
 from agents.telemetry.metrics import Metrics, build_metrics
 from monitor.alerts import AlertRule, AlertState, WindowFigures, evaluate, load_rules
@@ -204,9 +204,7 @@ def test_slow_grafana_times_out_without_blocking_or_duplicating(
 
 
 def test_grafana_down_is_counted_and_never_raises(metrics: Metrics) -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]  # nothing listens here once closed
+    port = free_port()  # nothing listens here
     n = GrafanaNotifier(
         Grafana(f"http://127.0.0.1:{port}", "t", timeout=0.5),
         metrics,

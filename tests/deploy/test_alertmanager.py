@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 import yaml
 
+from agents.kafka.broker import free_port
 from tests.deploy.test_deploy import DEPLOY, _docs
 
 AMTOOL = shutil.which("amtool")
@@ -242,14 +243,6 @@ def _wait(condition: Callable[[], Any], timeout: float, what: str) -> Any:
     raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.mark.integration
 @pytest.mark.skipif(
     ALERTMANAGER is None or PROMETHEUS is None,
@@ -261,7 +254,7 @@ def test_a_firing_rule_reaches_the_users_webhook(tmp_path: Path, serve: Any) -> 
     assert ALERTMANAGER is not None and PROMETHEUS is not None
     sink = Sink()
     relay_url, lines = serve(sink.url + "/oncall")
-    am_port, prom_port = _free_port(), _free_port()
+    am_port, prom_port = free_port(), free_port()
 
     am = _docs(DEPLOY / "alertmanager/alertmanager.yml")[0]
     am["route"]["group_wait"] = "1s"  # 30s as shipped
@@ -274,7 +267,7 @@ def test_a_firing_rule_reaches_the_users_webhook(tmp_path: Path, serve: Any) -> 
     prom["alerting"]["alertmanagers"][0]["static_configs"] = [{"targets": [f"127.0.0.1:{am_port}"]}]
     # the ragmon job scrapes a port where nothing listens: up{job="ragmon"} is 0
     prom["scrape_configs"] = [
-        {"job_name": "ragmon", "static_configs": [{"targets": [f"127.0.0.1:{_free_port()}"]}]}
+        {"job_name": "ragmon", "static_configs": [{"targets": [f"127.0.0.1:{free_port()}"]}]}
     ]
     prom["rule_files"] = ["rules.yml", "now.yml"]
     (tmp_path / "prometheus.yml").write_text(yaml.safe_dump(prom))

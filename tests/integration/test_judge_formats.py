@@ -9,13 +9,13 @@ prompt's template is not a verdict. `ragmon eval --judge` fails loudly when noth
 from __future__ import annotations
 
 import json
-import socket
 from typing import Any
 
 import pytest
 
 from agents.judging.agent import MetricsObserver
 from agents.judging.fake_server import JudgeHTTPServer
+from agents.kafka.broker import free_port
 from agents.telemetry.metrics import Metrics
 from monitor.judge.client import JudgeClient
 from monitor.judge.config import JudgeConfig
@@ -148,12 +148,6 @@ async def test_ollama_native_form(judge_server: JudgeHTTPServer, metrics: Metric
     assert value(metrics, "ragmon_judge_tokens_total", model="qwen-native", direction="in") == 100
 
 
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _eval(tmp_path: Any, monkeypatch: pytest.MonkeyPatch, url: str, model: str) -> int:
     from agents.cli import main
     from tests.conftest import shared_path
@@ -178,7 +172,7 @@ def _eval(tmp_path: Any, monkeypatch: pytest.MonkeyPatch, url: str, model: str) 
 def test_eval_with_an_unreachable_judge_exits_non_zero_naming_the_url(
     tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:
-    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    url = f"http://127.0.0.1:{free_port()}/v1"
     assert _eval(tmp_path, monkeypatch, url, "m") == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1  # one line, naming the URL

@@ -9,13 +9,13 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import socket
 from typing import Any
 
 import pytest
 
 from agents.judging.agent import JudgeRunner, MetricsObserver
 from agents.judging.fake_server import JudgeHTTPServer
+from agents.kafka.broker import free_port
 from agents.telemetry.metrics import Metrics
 from monitor.judge import client as judge_client
 from monitor.judge.client import JudgeClient
@@ -192,17 +192,11 @@ async def test_timeouts_retry_once_then_unverifiable(
     assert requests(metrics, "slow-once", "ok") == 1
 
 
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 async def test_connection_refused_is_judge_down_and_fails_fast(
     metrics: Metrics, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     now = [0.0]
-    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    url = f"http://127.0.0.1:{free_port()}/v1"
     client = JudgeClient(
         JudgeConfig(base_url=url, model="m", escalation_model=None, down_cooldown=30.0),
         observer=MetricsObserver(metrics),
@@ -345,7 +339,7 @@ async def test_runner_queue_is_bounded_and_never_blocks(
 
 
 async def test_runner_with_judge_down_drops_nothing_silently(metrics: Metrics) -> None:
-    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    url = f"http://127.0.0.1:{free_port()}/v1"
     client = JudgeClient(
         JudgeConfig(base_url=url, model="m", escalation_model=None),
         observer=MetricsObserver(metrics),

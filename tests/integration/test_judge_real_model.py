@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import subprocess
 import time
 import urllib.request
@@ -28,6 +27,7 @@ import pytest
 from prometheus_client import CollectorRegistry
 
 from agents.judging.agent import JudgeRunner, MetricsObserver
+from agents.kafka.broker import free_port
 from agents.telemetry.metrics import Metrics, build_metrics
 from monitor.check import check_event
 from monitor.decode import decode_event
@@ -57,12 +57,6 @@ def _missing(reason: str) -> None:
     pytest.skip(f"{reason} (`make llm-server` installs it)")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="session")
 def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     python = _venv() / "bin" / "python"
@@ -83,7 +77,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     model = Path(found.stdout.strip())
     if found.returncode or not model.is_file():
         _missing(f"no SmolLM2 GGUF in {_venv()}: {found.stderr.strip()[-200:]}")
-    port = _free_port()
+    port = free_port()
     log = tmp_path_factory.mktemp("llama") / "server.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from agents.cli import main
+from agents.kafka.broker import free_port
 
 
 def test_config_after_the_subcommand_is_read(
@@ -62,13 +63,10 @@ def test_bench_help_lists_its_sections(capsys: pytest.CaptureFixture[str]) -> No
 
 
 def test_produce_to_no_broker_says_so_in_its_own_lines_only(tmp_path: Path) -> None:
-    import socket
     import subprocess
     import sys
 
-    with socket.socket() as s:  # a loopback port nobody listens on
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()  # nobody listens on it
     events = tmp_path / "e.jsonl"
     events.write_text('{"event_id": "e1", "answer": "x"}\n')
     done = subprocess.run(
