@@ -177,16 +177,20 @@ def adjusted(lab: Labelled, pop: Population, top: float = 1.0, level: float = LE
     )
 
 
-def _mean_and_variance(lab: Labelled, pop: Population, lam: float) -> tuple[float, float]:
-    """μ̂(λ) and σ̂²(λ) from the sums."""
-    mu = lam * pop.f / pop.n + (lab.y - lam * lab.f) / lab.n
+def _mean(lab: Labelled, pop: Population, lam: float) -> float:
+    """μ̂(λ) from the sums."""
+    return lam * pop.f / pop.n + (lab.y - lam * lab.f) / lab.n
+
+
+def _variance(lab: Labelled, pop: Population, lam: float) -> float:
+    """σ̂²(λ) from the sums."""
     residual_var = max(
         0.0,
         _var(lab.n, lab.y, lab.yy)
         - 2 * lam * _cov(lab.n, lab.y, lab.f, lab.yf)
         + lam * lam * _var(lab.n, lab.f, lab.ff),
     )
-    return mu, residual_var / lab.n + lam * lam * pop.var_f() / pop.n
+    return residual_var / lab.n + lam * lam * pop.var_f() / pop.n
 
 
 def ppi_mean(
@@ -209,12 +213,13 @@ def ppi_mean(
     if lab.n < 2 or pop.n < 1:
         return None
     point_lam = tuned_lambda(lab, pop) if lam is None else lam
-    mu, variance = _mean_and_variance(lab, pop, point_lam)
-    centre = mu
-    if top is not None:
+    mu = _mean(lab, pop, point_lam)
+    if top is None:
+        centre, variance = mu, _variance(lab, pop, point_lam)
+    else:
         wide = adjusted(lab, pop, top, level)
         wide_lam = tuned_lambda(wide, pop) if lam is None else lam
-        centre, variance = _mean_and_variance(wide, pop, wide_lam)
+        centre, variance = _mean(wide, pop, wide_lam), _variance(wide, pop, wide_lam)
     # the labelled units are part of the N: only the unlabelled share of the window is unknown.
     # More labels than units means sums that do not belong together (a label counted without
     # its answer): then nothing is known to be exact, and the interval is not narrowed.
