@@ -26,20 +26,24 @@ interval's distance from the estimate is multiplied by √(1 − n/N), the finit
 correction of sampling without replacement (Cochran, "Sampling techniques", §2.5): the
 design-based variance of μ̂ for a fixed λ is (1 − n/N)·Var(y − λf)/n. Without it the interval
 covers more than it says, the more the higher the judge rate (0.98 at 30% in a simulation on the
-dev sets' scores; 0.95 with it). The PPI++ term λ²·Var_N(f)/N is kept: it is small, and keeps the
-tuned λ's own noise in the interval.
+dev sets' scores; 0.95 with it). The PPI++ term λ²·Var_N(f)/N is kept (it would be the variance
+of λ·mean_N(f) if the window were itself a sample): it is small, and errs on the safe side.
 
 The interval is Agresti and Coull's adjusted one ("Approximate is better than 'exact' for
-interval estimation of binomial proportions", The American Statistician, 1998), carried over to
-PPI: before the interval is computed, z²/2 pseudo-units labelled `top` (a unit whose claims are
-all labelled) and z²/2 labelled 0 join the labelled sums, each with the population's mean
-prediction, so they move neither the control variate's mean nor its slope much. The interval is
-then the power-tuned one of those sums: centred at (n·μ̂ + (z²/2)·top) / (n + z²), μ̂ pulled
-towards top/2, with their variance. The CLT interval of the raw sums collapses when a small sample
+interval estimation of binomial proportions", The American Statistician, 1998: add z²/2
+successes and z²/2 failures), carried over to PPI. Labels count claims, so the pseudo-labels are
+z²/2 ≈ 1.92 claims of each kind: z²/(2·top) pseudo-units whose `top` claims all carry the label
+and as many with none (`top`: the mean claims per unit, 1 for one claim per unit). They sit at
+the labelled units' mean prediction, so the labelled mean of the prediction and the slope of
+label on prediction stay what they were. With λ' tuned on those sums the interval is centred at
+(Σy + z²/2) / (n + z²/top) + λ'·(mean_N(f) − mean_n(f)): the labelled mean pulled towards top/2,
+plus the prediction's correction. The CLT interval of the raw sums collapses when a small sample
 holds few units of one label (at a rate of 0.02-0.03 and ~60 labels it covered 0.72-0.86 of the
 time in simulations); this one does not. The point estimate stays μ̂ (unbiased); the interval is
-widened to hold it if it ever falls outside. The judge-only interval is adjusted the same way (λ = 0 on the same
-sums), so the never-wider guarantee is unchanged.
+widened to hold it if it ever falls outside. The judge-only interval is adjusted the same way
+(λ = 0 on the same sums), so its half-width t·σ̂ is never below the tuned one's. The bounds
+themselves have different centres and can, rarely and only with a few dozen labels or fewer, lie
+further apart than the judge-only bounds.
 
 Sums are exact where the caller can keep them exact (integers: the window stores scores in
 units of 1e-4), and the moments are computed from them in floating point once per evaluation.
@@ -160,13 +164,12 @@ def tuned_lambda(lab: Labelled, pop: Population) -> float:
     return _cov(lab.n, lab.y, lab.f, lab.yf) / denominator
 
 
-def adjusted(lab: Labelled, pop: Population, top: float = 1.0, level: float = LEVEL) -> Labelled:
-    """`lab` with Agresti-Coull's pseudo-units: z²/2 labelled `top`, z²/2 labelled 0, each with
-    the population's mean prediction (z for `level`: 1.92 of each at 95%). `top` is the label of
-    a unit all of whose claims carry it: 1 for one claim per unit, the mean claims per unit
-    otherwise."""
-    k = z_value(level) ** 2 / 2
-    mean_f = pop.f / pop.n if pop.n else 0.0
+def adjusted(lab: Labelled, top: float = 1.0, level: float = LEVEL) -> Labelled:
+    """`lab` with Agresti-Coull's pseudo-labels: z²/2 claims labelled and z²/2 not (1.92 each at
+    95%), as z²/(2·top) pseudo-units of `top` claims each, all at the labelled units' mean
+    prediction. `top`: the mean claims per unit."""
+    k = z_value(level) ** 2 / (2 * top)
+    mean_f = lab.f / lab.n
     return Labelled(
         n=lab.n + 2 * k,
         y=lab.y + k * top,
@@ -206,9 +209,9 @@ def ppi_mean(
 
     `scale` and `offset` turn a mean per unit into a rate over claims (rate = (claims decided
     without the judge + N·μ̂) / claims: offset = those claims' labels / claims, scale = N /
-    claims). `lam` None: power-tuned; 0: the judge-only (classical) estimate. `top`: the
-    interval is Agresti-Coull's with that label for a unit's every claim (`adjusted`); None:
-    the plain CLT interval of the sums, μ̂ ± t·σ̂.
+    claims). `lam` None: power-tuned; 0: the judge-only (classical) estimate. `top`: the mean
+    claims per unit, for Agresti-Coull's interval (`adjusted`); None: the plain CLT interval of
+    the sums, μ̂ ± t·σ̂.
     """
     if lab.n < 2 or pop.n < 1:
         return None
@@ -217,7 +220,7 @@ def ppi_mean(
     if top is None:
         centre, variance = mu, _variance(lab, pop, point_lam)
     else:
-        wide = adjusted(lab, pop, top, level)
+        wide = adjusted(lab, top, level)
         wide_lam = tuned_lambda(wide, pop) if lam is None else lam
         centre, variance = _mean(wide, pop, wide_lam), _variance(wide, pop, wide_lam)
     # the labelled units are part of the N: only the unlabelled share of the window is unknown.

@@ -226,7 +226,7 @@ def rate_figures(sums: Mapping[str, int], rate: str) -> RateFigures:
     else:
         raise ValueError(f"unknown rate {rate!r}")
     scale, offset = n_all / claims, ruled / claims
-    # Agresti-Coull's pseudo-answers have the window's mean number of judgeable claims
+    # Agresti-Coull's pseudo-labels are claims, carried by answers of the window's mean size
     top = m_all / n_all if n_all else 1.0
     return RateFigures(
         ppi_mean(lab, pop, scale=scale, offset=offset, top=top),

@@ -12,6 +12,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from monitor.estimation.ppi import (
+    Labelled,
+    adjusted,
     classical_mean,
     labelled_from,
     population_from,
@@ -68,16 +70,17 @@ def _moments(
 
 def test_agresti_coull_interval_by_hand() -> None:
     # The four labelled units plus k = z^2/2 pseudo-units labelled 1 and k labelled 0, all at
-    # the population's mean score 19/40. Judge only (lambda 0): centre (3 + k)/(4 + 2k), the
+    # the labelled units' mean score 0.55. Judge only (lambda 0): centre (3 + k)/(4 + 2k), the
     # variance of those points over their weight 4 + 2k, times 1 - 4/8; the interval around
     # 3/4 + sqrt(1/2) (centre - 3/4).
     k = z_value() ** 2 / 2
     lab, pop = labelled_from(Y, F_LAB), population_from(F_ALL)
     mean_all = 19 / 40
     points = [(1.0, y, f) for y, f in zip(Y, F_LAB, strict=True)]
-    points += [(k, 1.0, mean_all), (k, 0.0, mean_all)]
+    points += [(k, 1.0, 0.55), (k, 0.0, 0.55)]
     w, centre, mean_f, var_y, cov, var_f = _moments(points)
     assert centre == pytest.approx((3 + k) / (4 + 2 * k), abs=1e-12)
+    assert mean_f == pytest.approx(0.55, abs=1e-12)
     t = t_value(0.95, 3)
     jo = classical_mean(lab, pop)
     assert jo is not None
@@ -101,6 +104,37 @@ def test_agresti_coull_interval_by_hand() -> None:
         2805 / 4132 + math.sqrt(0.5) * shift - t * est.stderr, abs=1e-12
     )
     assert est.stderr <= jo.stderr
+
+
+def test_pseudo_labels_count_claims() -> None:
+    # units of 2 claims: z^2/2 claims of each kind are z^2/4 pseudo-units of 2 claims each
+    k = z_value() ** 2 / 2
+    lab = labelled_from([2.0, 0.0, 1.0, 2.0], [1.6, 0.3, 1.0, 1.1])
+    wide = adjusted(lab, top=2.0)
+    assert wide.n == pytest.approx(4 + k, abs=1e-12)
+    assert wide.y == pytest.approx(5 + k, abs=1e-12)
+    assert wide.yy == pytest.approx(9 + 2 * k, abs=1e-12)  # k/2 units of y = 2
+    assert wide.f / wide.n == pytest.approx(lab.f / lab.n, abs=1e-12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 3), st.floats(0, 1)), min_size=3, max_size=30),
+    st.floats(1, 4),
+)
+def test_pseudo_labels_keep_the_prediction_mean_and_slope(
+    pairs: list[tuple[int, float]], top: float
+) -> None:
+    lab = labelled_from([float(y) for y, _ in pairs], [f for _, f in pairs])
+    var_f = statistics.variance([f for _, f in pairs])
+    assume(var_f > 1e-6)
+    wide = adjusted(lab, top=top)
+    assert wide.f / wide.n == pytest.approx(lab.f / lab.n, abs=1e-9)
+
+    def slope(s: Labelled) -> float:
+        return (s.yf - s.y * s.f / s.n) / (s.ff - s.f * s.f / s.n)
+
+    assert slope(wide) == pytest.approx(slope(lab), rel=1e-6, abs=1e-6)
 
 
 def test_every_unit_labelled_leaves_no_doubt() -> None:
