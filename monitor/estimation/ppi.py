@@ -134,12 +134,18 @@ def z_value(level: float = LEVEL) -> float:
 
 def t_value(level: float, df: float) -> float:
     """Student's t quantile for a two-sided `level` (Abramowitz & Stegun 26.7.5, the Cornish-
-    Fisher expansion around the normal quantile: within 1e-3 from 5 degrees of freedom).
+    Fisher expansion around the normal quantile: within 1e-3 from 3 degrees of freedom; 1 and 2,
+    where it is 11% and 1% short, have closed forms).
     Used instead of z because the judged sample of a window can be a few dozen answers, where
     the CLT interval with z is too narrow; with hundreds the two agree."""
     z = z_value(level)
     if df <= 0 or math.isinf(df):
         return z
+    p = 0.5 + level / 2
+    if df == 1:  # the Cauchy distribution
+        return math.tan(math.pi * (p - 0.5))
+    if df == 2:
+        return (2 * p - 1) / math.sqrt(2 * p * (1 - p))
     z2 = z * z
     g1 = (z2 + 1) * z / 4
     g2 = ((5 * z2 + 16) * z2 + 3) * z / 96
