@@ -134,8 +134,8 @@ def z_value(level: float = LEVEL) -> float:
 
 def t_value(level: float, df: float) -> float:
     """Student's t quantile for a two-sided `level` (Abramowitz & Stegun 26.7.5, the Cornish-
-    Fisher expansion around the normal quantile: within 1e-3 from 3 degrees of freedom; 1 and 2,
-    where it is 11% and 1% short, have closed forms).
+    Fisher expansion around the normal quantile: within 1e-3 from 4 degrees of freedom, 4e-3 at
+    3; 1 and 2, where it is 11% and 1% short, have closed forms).
     Used instead of z because the judged sample of a window can be a few dozen answers, where
     the CLT interval with z is too narrow; with hundreds the two agree."""
     z = z_value(level)

