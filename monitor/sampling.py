@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from monitor.models import AnswerEvent, Verdict
 from monitor.record import record
@@ -26,14 +26,9 @@ SampleReason = Literal["canary", "oversample", "base"]
 DropReason = Literal["budget_calls", "budget_tokens", "app_fair_share", "queue_full", "judge_down"]
 Skip = Literal["not_sampled", "nothing_to_judge"]
 
-#: Decisions that are counted as dropped work (ragmon_judge_dropped_total{reason}).
-DROP_REASONS: tuple[str, ...] = (
-    "budget_calls",
-    "budget_tokens",
-    "app_fair_share",
-    "queue_full",
-    "judge_down",
-)
+#: Decisions that are counted as dropped work (ragmon_judge_dropped_total{reason}): DropReason's
+#: values, so a new reason is named once
+DROP_REASONS: tuple[str, ...] = get_args(DropReason)
 
 
 def _builtin_sha256() -> Callable[[bytes], Any]:
