@@ -83,8 +83,8 @@ def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentP
 
 def report_unknown_variables(environ: Mapping[str, str]) -> None:
     """One warning line per RAGMON_* variable no setting reads (a typo keeps the default)."""
-    from monitor.envcheck import unknown_variables
-    from monitor.settings import known_variables
+    from monitor.config.envcheck import unknown_variables
+    from monitor.config.settings import known_variables
 
     for unknown in unknown_variables(environ, known_variables()):
         print(f"ragmon: warning: {unknown.message()}", file=sys.stderr)
@@ -98,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (RuntimeError, ValueError) as exc:
         print(f"ragmon: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    from monitor.errors import RagmonError
+    from monitor.config.errors import RagmonError
 
     parser = build_parser()
     args = parse(parser, arguments)

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+from monitor.checks.claims import split_claims
+from monitor.checks.grounding import UNDECIDED, Context, context_of, ground_uncited
+from monitor.checks.quotes import check_quotes
+from monitor.checks.scoring import answer_scores
+from monitor.checks.support import assess_claim
 from monitor.citations.extract import extract_citations
 from monitor.citations.resolve import resolve_citations
-from monitor.claims import split_claims
-from monitor.decode import decode_event
-from monitor.grounding import UNDECIDED, Context, context_of, ground_uncited
-from monitor.models import AnswerEvent, Citation, ClaimResult, Rejection, Scores, Verdict
-from monitor.options import CheckOptions
-from monitor.quotes import check_quotes
-from monitor.scoring import answer_scores
-from monitor.support import assess_claim
+from monitor.config.options import CheckOptions
+from monitor.inputs.decode import decode_event
+from monitor.records.models import AnswerEvent, Citation, ClaimResult, Rejection, Scores, Verdict
 
 _EMPTY_SCORES = Scores(
     validity_rate=None, support_rate=None, coverage=None, hallucination_rate=None

@@ -49,7 +49,7 @@ from typing import Any
 from agents.kafka.broker import EmbeddedBroker, die_with_parent, embedded_env, free_port
 from agents.kafka.produce import Publisher, paced
 from agents.kafka.topics import TopicSpec, ensure_topics, topic_specs
-from monitor.settings import Settings, load_settings
+from monitor.config.settings import Settings, load_settings
 
 PARTITIONS = 4
 

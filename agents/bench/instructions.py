@@ -52,10 +52,10 @@ async def _target(mode: str, events: list[bytes], url: str) -> None:
     from agents.bench.judge import check_loop
     from agents.judging.agent import JudgeRunner, MetricsObserver
     from agents.telemetry.metrics import build_metrics
+    from monitor.config.options import CheckOptions
     from monitor.judge.client import JudgeClient
     from monitor.judge.config import JudgeConfig
-    from monitor.options import CheckOptions
-    from monitor.sampling import Sampler, SamplingPolicy
+    from monitor.sampling.policy import Sampler, SamplingPolicy
 
     metrics = build_metrics(CollectorRegistry())
     if mode == "off":
@@ -92,7 +92,7 @@ def _run(mode: str, n: int, events_file: Path, url: str, out: Path, core: str) -
 
 
 def measure(events: list[bytes], counts: tuple[int, int], core: str) -> dict[str, Any]:
-    from monitor.errors import InputError
+    from monitor.config.errors import InputError
 
     if shutil.which("valgrind") is None:
         raise InputError("the judge-instructions section needs valgrind (apt-get install valgrind)")

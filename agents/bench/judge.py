@@ -29,14 +29,14 @@ from agents.judging.agent import JudgeRunner, MetricsObserver
 from agents.telemetry.counting import Children
 from agents.telemetry.metrics import Metrics, build_metrics
 from monitor.check import check_event
-from monitor.decode import decode_event
+from monitor.config.options import CheckOptions
 from monitor.estimation.evaluate import median_interval
+from monitor.inputs.decode import decode_event
 from monitor.judge.client import JudgeClient
 from monitor.judge.config import JudgeConfig
 from monitor.judge.plan import plan_judge_request
-from monitor.models import Rejection
-from monitor.options import CheckOptions
-from monitor.sampling import Sampler, SamplingPolicy
+from monitor.records.models import Rejection
+from monitor.sampling.policy import Sampler, SamplingPolicy
 
 
 async def check_loop(

@@ -34,7 +34,7 @@ import structlog
 
 from agents.checking.work import Checked, CheckWork, Source
 from agents.output.dlq import CHECK_ERROR
-from monitor.models import Rejection
+from monitor.records.models import Rejection
 
 log = structlog.get_logger("ragmon.check_pool")
 

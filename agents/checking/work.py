@@ -18,12 +18,12 @@ from typing import Any
 from agents.output.audit_record import AuditBuilder, AuditEntry
 from agents.output.dlq import CHECK_ERROR
 from agents.output.records import verdict_vector
-from monitor.audit import has_failure
 from monitor.check import check_event
-from monitor.decode import decode_event
-from monitor.models import AnswerEvent, Rejection, Verdict
-from monitor.options import CheckOptions
-from monitor.sampling import hash_fraction, is_doubtful
+from monitor.config.options import CheckOptions
+from monitor.inputs.decode import decode_event
+from monitor.output.audit import has_failure
+from monitor.records.models import AnswerEvent, Rejection, Verdict
+from monitor.sampling.policy import hash_fraction, is_doubtful
 
 #: (topic, partition, offset, record timestamp in epoch seconds or None)
 Source = tuple[str, int, int, float | None]
@@ -49,7 +49,7 @@ class Checked:
 def event_time(event: AnswerEvent, record_timestamp: float | None, now: float) -> float:
     if event.timestamp:
         try:
-            # the forms monitor.decode accepted: spaces around, "z" or "Z" for UTC
+            # the forms monitor.inputs.decode accepted: spaces around, "z" or "Z" for UTC
             text = event.timestamp.strip().replace("z", "Z").replace("Z", "+00:00")
             return datetime.fromisoformat(text).timestamp()
         except ValueError:

@@ -17,13 +17,13 @@ import sys
 import time
 from typing import Any
 
-from monitor.alerts import AlertRule, load_rules, parse_duration
-from monitor.errors import ConfigError, InputError
+from monitor.alerting.alerts import AlertRule, load_rules, parse_duration
+from monitor.config.errors import ConfigError, InputError
+from monitor.config.settings import Settings, load_settings
 from monitor.oncall.links import parse_time
 from monitor.oncall.page import when
 from monitor.oncall.query import CLAIM_VERDICTS, AuditFilter, AuditItem
 from monitor.oncall.report import EvidenceQuery, build_report
-from monitor.settings import Settings, load_settings
 
 
 def register(sub: Any) -> None:

@@ -22,9 +22,9 @@ from typing import Any
 
 from agents.checking import fastcore
 from monitor.check import check_bytes
-from monitor.errors import InputError, RagmonError
-from monitor.evidence import clear_index_cache
-from monitor.options import CheckOptions
+from monitor.checks.evidence import clear_index_cache
+from monitor.config.errors import InputError, RagmonError
+from monitor.config.options import CheckOptions
 
 Section = Callable[[argparse.Namespace, list[bytes]], dict[str, Any]]
 # Modules defining `SECTIONS: dict[str, Section]` (name -> function(args, events) -> figures);

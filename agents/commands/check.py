@@ -10,10 +10,10 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 from monitor.check import check_bytes
-from monitor.errors import InputError
-from monitor.models import Rejection, Verdict
-from monitor.settings import load_settings
-from monitor.verdict_io import dumps_line, rejection_to_dict, verdict_to_dict
+from monitor.config.errors import InputError
+from monitor.config.settings import load_settings
+from monitor.output.verdict_io import dumps_line, rejection_to_dict, verdict_to_dict
+from monitor.records.models import Rejection, Verdict
 
 
 def register(sub: Any) -> None:

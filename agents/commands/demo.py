@@ -43,7 +43,7 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from agents.demo.run import Demo, DemoConfig
-    from monitor.errors import ConfigError
+    from monitor.config.errors import ConfigError
 
     if args.rate <= 0:
         raise ConfigError("--rate must be positive")

@@ -22,10 +22,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from monitor.alerts import parse_duration
-from monitor.errors import ConfigError, InputError
+from monitor.alerting.alerts import parse_duration
+from monitor.config.errors import ConfigError, InputError
+from monitor.config.settings import Settings, load_settings
 from monitor.oncall.page import when
-from monitor.settings import Settings, load_settings
 
 MARKER_PREFIX = "replayed:"
 REPLAY_HEADER = "ragmon-replay-of"

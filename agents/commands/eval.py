@@ -4,7 +4,7 @@ labels; with `--rates`, the support and hallucination estimates (agents/evaluati
 Each labelled event is one judged unit (a claim with its citations, as in shared/eval). Its
 cheap verdict is that of its weakest cited claim (all claims when none is cited); an event
 that yields no claim at all is reported as unscored rather than guessed. The statistics live in
-monitor.calibration; this module loads, checks, aggregates and formats.
+monitor.output.calibration; this module loads, checks, aggregates and formats.
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ from agents.evaluation import extras as eval_extras
 from agents.evaluation import rates as eval_rates
 from agents.evaluation import semantic_eval
 from agents.evaluation.judge_eval import judge_eval, report_rows
-from monitor.calibration import HUMAN_GRADES, agreement_report
 from monitor.check import check_event
-from monitor.decode import decode_event
-from monitor.errors import InputError
-from monitor.models import AnswerEvent, Rejection, Verdict
-from monitor.options import CheckOptions
-from monitor.report_html import render_report
-from monitor.settings import load_settings
+from monitor.config.errors import InputError
+from monitor.config.options import CheckOptions
+from monitor.config.settings import load_settings
+from monitor.inputs.decode import decode_event
+from monitor.output.calibration import HUMAN_GRADES, agreement_report
+from monitor.output.report_html import render_report
+from monitor.records.models import AnswerEvent, Rejection, Verdict
 
 Checked = list[tuple[AnswerEvent, Verdict]]
 

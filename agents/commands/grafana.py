@@ -13,10 +13,10 @@ from agents.grafana.dashboard import build_dashboard
 from agents.grafana.model import grafana_alert_rules
 from agents.grafana.render import ROOT, render_files, write_files
 from agents.grafana.sync import apply, folder_uid, plan, summary
-from monitor.alerts import load_rules
-from monitor.errors import ConfigError, GrafanaError
+from monitor.alerting.alerts import load_rules
+from monitor.config.errors import ConfigError, GrafanaError
+from monitor.config.settings import Settings, load_settings
 from monitor.oncall.links import base_url
-from monitor.settings import Settings, load_settings
 
 
 def register(sub: Any) -> None:
@@ -132,7 +132,7 @@ def run_render(args: argparse.Namespace) -> int:
     rules = load_rules(source)
     files = render_files(
         rules,
-        source=source or "monitor/rules_default.yaml",
+        source=source or "monitor/alerting/rules_default.yaml",
         datasource_uid=args.datasource_uid or settings.grafana_datasource_uid,
         folder_title=settings.grafana_folder,
         links_base=links_base(settings),

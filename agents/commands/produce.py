@@ -8,8 +8,8 @@ import logging
 import sys
 from typing import IO, Any
 
-from monitor.errors import InputError
-from monitor.settings import load_settings
+from monitor.config.errors import InputError
+from monitor.config.settings import load_settings
 
 
 def register(sub: Any) -> None:

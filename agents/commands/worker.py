@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from monitor.settings import load_settings
+from monitor.config.settings import load_settings
 
 
 def register(sub: Any) -> None:

@@ -28,9 +28,9 @@ from agents.judging.fake_server import JudgeHTTPServer
 from agents.kafka.broker import EmbeddedBroker, die_with_parent, embedded_env, free_port, port_open
 from agents.kafka.produce import Publisher
 from agents.kafka.topics import topic_specs
-from monitor.alerts import DEFAULT_RULES_FILE
-from monitor.errors import RagmonError
-from monitor.settings import load_settings
+from monitor.alerting.alerts import DEFAULT_RULES_FILE
+from monitor.config.errors import RagmonError
+from monitor.config.settings import load_settings
 
 
 @dataclass

@@ -9,9 +9,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from monitor.calibration import agreement_report
-from monitor.errors import InputError
-from monitor.report_html import render_report
+from monitor.config.errors import InputError
+from monitor.output.calibration import agreement_report
+from monitor.output.report_html import render_report
 
 if TYPE_CHECKING:
     from agents.evaluation.judge_eval import Checked, JudgeEvalResult

@@ -28,16 +28,16 @@ from monitor.judge.client import AnswerOutcome, JudgeClient
 from monitor.judge.config import JudgeConfig
 from monitor.judge.record import judge_record
 from monitor.judge.request import build_request, judge_items
-from monitor.models import AnswerEvent, Verdict
-from monitor.report_html import ReportRow
-from monitor.sampling import Budget
-from monitor.trec import (
+from monitor.output.report_html import ReportRow
+from monitor.output.trec import (
     format_leaderboard,
     format_qrels,
     leaderboard,
     qrels,
     response_from,
 )
+from monitor.records.models import AnswerEvent, Verdict
+from monitor.sampling.policy import Budget
 
 Checked = Sequence[tuple[AnswerEvent, Verdict]]
 

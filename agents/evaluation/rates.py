@@ -17,7 +17,7 @@ from monitor.estimation.evaluate import EvalUnit, bands, resample
 from monitor.estimation.plot import band_svg
 from monitor.estimation.window import RATES
 from monitor.judge.request import judge_items
-from monitor.models import AnswerEvent, Verdict
+from monitor.records.models import AnswerEvent, Verdict
 
 PLOT_RATES = (0.02, 0.05, 0.1, 0.2, 0.4)
 

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from agents.semantic import rules
-from monitor.calibration import auroc, balanced_accuracy, binary_prediction
-from monitor.errors import InputError
-from monitor.models import AnswerEvent, Verdict
+from monitor.config.errors import InputError
+from monitor.output.calibration import auroc, balanced_accuracy, binary_prediction
+from monitor.records.models import AnswerEvent, Verdict
 from monitor.semantic.fit import balanced_logistic, linear_score, paired_auroc_gain, split_half
 
 Row = dict[str, Any]

@@ -15,8 +15,8 @@ from typing import Any
 
 from agents.kafka.reader import Message, read_topic
 from agents.kafka.topics import topic_specs
+from monitor.config.settings import Settings
 from monitor.oncall.query import AuditItem, slimmed
-from monitor.settings import Settings
 
 
 def audit_topic(settings: Settings) -> str:

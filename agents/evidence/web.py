@@ -21,8 +21,9 @@ import structlog
 
 from agents.evidence.source import audit_topic, decoded, read_one, read_window
 from agents.kafka.topics import topic_specs
-from monitor.alerts import AlertRule, load_rules, parse_duration
-from monitor.errors import ConfigError, RagmonError
+from monitor.alerting.alerts import AlertRule, load_rules, parse_duration
+from monitor.config.errors import ConfigError, RagmonError
+from monitor.config.settings import Settings
 from monitor.oncall.links import (
     API_PATH,
     EVIDENCE_PATH,
@@ -33,7 +34,6 @@ from monitor.oncall.links import (
 from monitor.oncall.page import esc, render_index, render_page, render_runbook
 from monitor.oncall.query import CLAIM_VERDICTS
 from monitor.oncall.report import EvidenceQuery, build_report
-from monitor.settings import Settings
 
 log = structlog.get_logger("ragmon.evidence")
 

@@ -27,8 +27,8 @@ from grafana_client.client import (
 )
 
 from agents.telemetry.metrics import Metrics
-from monitor.alerts import ESTIMATED, Transition
-from monitor.errors import GrafanaError
+from monitor.alerting.alerts import ESTIMATED, Transition
+from monitor.config.errors import GrafanaError
 
 log = structlog.get_logger("ragmon.grafana")
 

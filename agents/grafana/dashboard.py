@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from monitor.alerts import AlertRule
+from monitor.alerting.alerts import AlertRule
 from monitor.oncall.links import DEFAULT_BASE, dashboard_url
 
 DASHBOARD_UID = "ragmon-overview"

@@ -21,7 +21,7 @@ from agents.grafana.promql import (
     rule_bound,
     rule_query,
 )
-from monitor.alerts import ESTIMATED, AlertRule, format_duration
+from monitor.alerting.alerts import ESTIMATED, AlertRule, format_duration
 from monitor.oncall.links import DEFAULT_BASE, runbook_url, since_for, template_url
 
 DATASOURCE_UID = "ragmon-prometheus"

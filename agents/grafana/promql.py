@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from monitor.alerts import ESTIMATED, AlertRule, format_duration
+from monitor.alerting.alerts import ESTIMATED, AlertRule, format_duration
 from monitor.oncall.links import DEFAULT_BASE, runbook_url, since_for, template_url
 
 JOB = "ragmon"

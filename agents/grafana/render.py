@@ -15,7 +15,7 @@ import yaml
 from agents.grafana.dashboard import build_dashboard
 from agents.grafana.model import DATASOURCE_UID, provisioning_doc
 from agents.grafana.promql import JOB, prometheus_rules
-from monitor.alerts import AlertRule
+from monitor.alerting.alerts import AlertRule
 from monitor.oncall.links import DEFAULT_BASE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,7 +49,7 @@ def dump_yaml(doc: Any) -> str:
 def render_files(
     rules: tuple[AlertRule, ...],
     *,
-    source: str = "monitor/rules_default.yaml",
+    source: str = "monitor/alerting/rules_default.yaml",
     datasource_uid: str = DATASOURCE_UID,
     folder_title: str = "ragmon",
     job: str = JOB,

@@ -39,7 +39,7 @@ from monitor.judge.client import AnswerOutcome, JudgeClient
 from monitor.judge.config import JudgeConfig
 from monitor.judge.record import judge_record
 from monitor.judge.request import JudgeRequest, RequestInvalid, parse_request
-from monitor.sampling import JUDGE_DOWN, QUEUE_FULL, Budget, Decision
+from monitor.sampling.policy import JUDGE_DOWN, QUEUE_FULL, Budget, Decision
 
 log = structlog.get_logger("ragmon.judge")
 __all__ = ["JudgeRunner", "MetricsObserver", "attach_judge_agent", "cheap_canary_hook"]

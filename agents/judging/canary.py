@@ -8,7 +8,7 @@ from typing import Any
 
 from agents.telemetry.metrics import Metrics
 from monitor.judge.answer import AgreementWindow, says_supported
-from monitor.models import AnswerEvent, Verdict
+from monitor.records.models import AnswerEvent, Verdict
 
 
 def cheap_canary_hook(

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from monitor.errors import RagmonError
+from monitor.config.errors import RagmonError
 
 #: Client timeouts that suit tansu, which answers JoinGroup only after half the session timeout.
 EMBEDDED_TIMEOUTS: dict[str, float] = {

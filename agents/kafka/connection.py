@@ -19,8 +19,8 @@ from faust.auth import SASLCredentials, SSLCredentials
 from faust.transport.drivers.aiokafka import credentials_to_aiokafka_auth
 from faust.types.auth import CredentialsT
 
-from monitor.errors import BrokerUnavailable, ConfigError
-from monitor.settings import Settings
+from monitor.config.errors import BrokerUnavailable, ConfigError
+from monitor.config.settings import Settings
 
 log = structlog.get_logger("ragmon.broker")
 

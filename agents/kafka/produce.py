@@ -16,7 +16,7 @@ from typing import IO, Any
 from aiokafka import AIOKafkaProducer
 
 from agents.kafka.connection import client_kwargs
-from monitor.settings import Settings
+from monitor.config.settings import Settings
 
 DEFAULT_MAX_REQUEST_BYTES = 8 * 1024 * 1024
 

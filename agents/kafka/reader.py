@@ -18,8 +18,8 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from agents.kafka.connection import client_kwargs
-from monitor.errors import BrokerUnavailable
-from monitor.settings import Settings
+from monitor.config.errors import BrokerUnavailable
+from monitor.config.settings import Settings
 
 #: records are stamped by their producer, which may run a little behind the audit's own clock
 END_SLACK_SECONDS = 60.0

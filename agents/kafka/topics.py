@@ -12,7 +12,7 @@ from typing import Any
 import structlog
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
-from monitor.settings import Settings
+from monitor.config.settings import Settings
 
 log = structlog.get_logger("ragmon.topics")
 
@@ -33,7 +33,7 @@ def topic_specs(settings: Settings) -> dict[str, TopicSpec]:
     """Role → spec. `answers_topic` names the input; `topic_names` overrides any role."""
     unknown = (set(settings.topic_names) | set(settings.topic_partitions)) - set(ROLES)
     if unknown:
-        from monitor.errors import ConfigError
+        from monitor.config.errors import ConfigError
 
         raise ConfigError(
             f"unknown topic role(s) {sorted(unknown)}; known roles: {', '.join(ROLES)}"
@@ -64,7 +64,7 @@ async def ensure_topics(
             )
             for name, code, message in _topic_errors(response):
                 if code not in (0, _TOPIC_ALREADY_EXISTS):
-                    from monitor.errors import ConfigError
+                    from monitor.config.errors import ConfigError
 
                     raise ConfigError(f"cannot create topic {name}: {message or code}")
             log.info("topics created", topics=[s.name for s in missing])

@@ -21,10 +21,10 @@ import structlog
 from agents.output.audit_record import AuditBuilder, AuditEntry
 from agents.telemetry.counting import Children
 from agents.telemetry.metrics import Metrics
-from monitor.audit import Redactor
-from monitor.audit_text import AuditText, strip_judge_text
-from monitor.models import AnswerEvent, Verdict
-from monitor.settings import Settings
+from monitor.config.settings import Settings
+from monitor.output.audit import Redactor
+from monitor.output.audit_text import AuditText, strip_judge_text
+from monitor.records.models import AnswerEvent, Verdict
 
 LOG_FILE_MAX_BYTES = 50 * 1024 * 1024
 LOG_FILE_BACKUPS = 5
@@ -97,7 +97,7 @@ class AuditTrail:
         try:
             redactor = Redactor.from_setting(settings.redact)
         except ValueError as exc:
-            from monitor.errors import ConfigError
+            from monitor.config.errors import ConfigError
 
             raise ConfigError(f"RAGMON_REDACT: {exc}") from None
         self.metrics = metrics

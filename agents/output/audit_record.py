@@ -1,6 +1,6 @@
 """Audit records built from a verdict: which answers are audited, and the record's bytes.
 
-A record explains itself (monitor.audit_text): the question, the answer, each cited passage
+A record explains itself (monitor.output.audit_text): the question, the answer, each cited passage
 with its context, model and tenant, as far as RAGMON_AUDIT_TEXT allows; `sampled_for_judge`
 says whether the judge's sampling rule took the answer.
 
@@ -16,11 +16,11 @@ from typing import Any
 
 from agents.output.jsonout import dumps
 from agents.output.records import COUNT_FIELDS, verdict_vector
-from monitor.audit import Redactor, audit_reason
-from monitor.audit_text import AuditText, explain
 from monitor.judge.plan import sample_reason
-from monitor.models import AnswerEvent, Verdict
-from monitor.verdict_io import verdict_to_dict
+from monitor.output.audit import Redactor, audit_reason
+from monitor.output.audit_text import AuditText, explain
+from monitor.output.verdict_io import verdict_to_dict
+from monitor.records.models import AnswerEvent, Verdict
 
 #: A record must fit in one Kafka message (1 MB by default) with room for headers.
 MAX_RECORD_BYTES = 900_000

@@ -14,7 +14,7 @@ import hashlib
 import time
 from typing import Any
 
-#: DLQ reasons besides monitor.models.REJECTION_REASONS: the checks themselves failed.
+#: DLQ reasons besides monitor.records.models.REJECTION_REASONS: the checks themselves failed.
 CHECK_ERROR = "check_error"
 
 

@@ -4,7 +4,7 @@ Most answers of a stream are audited, and encoding their ~2 KB verdict records w
 library cost ~19 µs each, 4-5% of an answer's whole path through the worker; orjson does it in
 ~3 µs. orjson cannot encode everything the standard library can (lone surrogates, which JSON
 input may carry in escapes, and integers beyond 64 bits, which a span end may be), so such a
-value falls back to `monitor.verdict_io.dumps_line` (compact separators, non-ASCII kept,
+value falls back to `monitor.output.verdict_io.dumps_line` (compact separators, non-ASCII kept,
 escapes only when UTF-8 cannot carry a string).
 
 Both give the same JSON value for every value the worker publishes. They differ on a float that
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from monitor.verdict_io import dumps_line
+from monitor.output.verdict_io import dumps_line
 
 try:
     import orjson

@@ -10,7 +10,7 @@ counted the answer (its window bucket), `event_id` is null for a rejected record
 record (`kind: "judge"`) has the same shape: one entry per judged answer with its judge call
 counts and, for an answer of the estimation sample, the label sums of the support and
 hallucination estimates (monitor.estimation.window), placed in the answer's original bucket. Sums of counts over a window give exactly
-the answer-level rates of monitor.scoring, pooled over events (ratio of sums, not mean of
+the answer-level rates of monitor.checks.scoring, pooled over events (ratio of sums, not mean of
 ratios), which is what `sum(rate(..))/sum(rate(..))` over the counters gives in Prometheus.
 Version 1 records (one answer, `counts` as an object) are still read.
 """
@@ -21,9 +21,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from monitor.checks.scoring import claim_tally
 from monitor.estimation.window import ESTIMATION_FIELDS, answer_vector, capped_vector, label_sums
-from monitor.models import Verdict
-from monitor.scoring import claim_tally
+from monitor.records.models import Verdict
 
 SCORE_VERSION = 2
 
@@ -59,7 +59,7 @@ def weighted(counts: Sequence[int], cap: int) -> list[int]:
 
 def verdict_vector(verdict: Verdict, claim_cap: int = 0) -> list[int]:
     """One answer's counts in COUNT_FIELDS order (up to unsupported_claims), as
-    monitor.scoring.claim_tally defines them: claims leave out the undecided ones past a cap;
+    monitor.checks.scoring.claim_tally defines them: claims leave out the undecided ones past a cap;
     decided = cited claims that are not `unverifiable`; unsupported (hallucinated) = claims the
     retrieved context does not support (not_supported, cited or uncited) and cited claims with
     no valid citation. With `claim_cap` > 0 an answer weighs at most that many claims

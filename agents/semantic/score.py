@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agents.semantic.model import Embedder
-from monitor.grounding import context_texts
+from monitor.checks.grounding import context_texts
 from monitor.judge.request import claim_text, is_evidence
-from monitor.models import AnswerEvent, ClaimResult, Verdict
+from monitor.records.models import AnswerEvent, ClaimResult, Verdict
 from monitor.semantic.windows import answer_score, best_window, windows
 
 #: windows compared per claim at most (the first ones in document order); docs/semantic.md

@@ -11,7 +11,7 @@ counted them, so a late replay lands where it was first counted, and a judge rec
 the support and hallucination estimates, monitor/estimation) lands in the bucket of the answer
 it labels (dropped once that bucket has left the window, where it no longer changes anything).
 The figures, exact ratios and estimates alike, come from the window's summed vector through
-monitor.alerts.WindowFigures.from_counts.
+monitor.alerting.alerts.WindowFigures.from_counts.
 
 Gauges are recomputed every second from wall-clock time (so an idle app's window empties), only
 for the apps whose partition this worker actively owns; after a rebalance the series of apps
@@ -35,8 +35,8 @@ from agents.output.records import COUNT_FIELDS, add_vectors, parse_score_record,
 from agents.stream.alerting import Alerting
 from agents.stream.window_store import CountedRecords
 from agents.telemetry.metrics import Metrics
-from monitor.alerts import WindowFigures
-from monitor.settings import Settings
+from monitor.alerting.alerts import WindowFigures
+from monitor.config.settings import Settings
 
 log = structlog.get_logger("ragmon.aggregate")
 
@@ -54,7 +54,7 @@ def partition_for_app(app: str, partitions: int) -> int:
 
 
 def ratios(counts: dict[str, int], at: float = 0.0) -> dict[str, float | None]:
-    """Every figure of a window (monitor.alerts.WindowFigures.from_counts): exact ratios, the
+    """Every figure of a window (monitor.alerting.alerts.WindowFigures.from_counts): exact ratios, the
     support and hallucination estimates with their bounds, the cheap tier's own shares."""
     return dict(WindowFigures.from_counts("", at, **counts).values)
 

@@ -23,7 +23,7 @@ import structlog
 from faust import current_event
 
 from agents.telemetry.metrics import Metrics
-from monitor.alerts import (
+from monitor.alerting.alerts import (
     AlertRule,
     AlertState,
     Transition,
@@ -31,9 +31,9 @@ from monitor.alerts import (
     evaluate_rules,
     load_rules,
 )
+from monitor.config.settings import Settings
 from monitor.oncall.contribution import FIGURE_FIELDS, rank, top_ids
 from monitor.oncall.links import base_url, evidence_url, runbook_url, since_for
-from monitor.settings import Settings
 
 log = structlog.get_logger("ragmon.alerts")
 

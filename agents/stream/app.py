@@ -38,7 +38,7 @@ from agents.stream.check_agent import CheckProcessor, VerdictHook
 from agents.stream.check_batch import CheckBatches
 from agents.stream.window_store import CountedRecords
 from agents.telemetry.metrics import AppLabels, Metrics, build_metrics
-from monitor.settings import Settings
+from monitor.config.settings import Settings
 
 if TYPE_CHECKING:
     from agents.judging.agent import JudgeRunner

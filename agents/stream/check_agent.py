@@ -29,8 +29,8 @@ from agents.output.records import COUNT_FIELDS, REJECTED_VECTOR, score_entry, sc
 from agents.stream.dedup import RecentIds
 from agents.telemetry.counting import BatchCounters
 from agents.telemetry.metrics import AppLabels, Metrics
-from monitor.models import AnswerEvent, Rejection, Verdict
-from monitor.settings import Settings
+from monitor.config.settings import Settings
+from monitor.records.models import AnswerEvent, Rejection, Verdict
 
 log = structlog.get_logger("ragmon.check")
 

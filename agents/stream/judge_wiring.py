@@ -25,15 +25,15 @@ from agents.output.audit import judge_audit_record
 from agents.telemetry.counting import Children
 from agents.telemetry.metrics import AppLabels
 from monitor.judge.plan import plan_judge_request
-from monitor.models import AnswerEvent, Verdict
-from monitor.sampling import Sampler, SamplingPolicy, hash_fraction
+from monitor.records.models import AnswerEvent, Verdict
+from monitor.sampling.policy import Sampler, SamplingPolicy, hash_fraction
 
 if TYPE_CHECKING:
     import faust
 
     from agents.stream.check_agent import CheckProcessor, RecordMeta
     from agents.telemetry.metrics import Metrics
-    from monitor.settings import Settings
+    from monitor.config.settings import Settings
 
 
 def install_judge(

@@ -19,9 +19,9 @@ from agents.kafka.connection import client_kwargs, wait_for_broker
 from agents.kafka.topics import TopicSpec, ensure_topics
 from agents.stream.app import AppDeps, RagmonApp, create_app
 from agents.telemetry.logs import configure_logging
-from monitor.errors import BrokerUnavailable
+from monitor.config.errors import BrokerUnavailable
+from monitor.config.settings import Settings
 from monitor.oncall.links import EVIDENCE_PATH, base_url
-from monitor.settings import Settings
 
 log = structlog.get_logger("ragmon.worker")
 

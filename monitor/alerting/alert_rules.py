@@ -2,7 +2,7 @@
 
 A rule compares one figure (FIGURES) of a window with a threshold; for the estimated figures
 (ESTIMATED) it compares the interval's far bound, and only once enough claims were judged.
-Pure. The state machine that runs the rules is monitor/alerts.py; monitor/rules_file.py reads
+Pure. The state machine that runs the rules is monitor/alerting/alerts.py; monitor/alerting/rules_file.py reads
 them from YAML.
 """
 

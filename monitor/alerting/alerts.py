@@ -4,8 +4,8 @@ Pure: no I/O, no clocks. Time is the caller's evaluation time (event time of the
 window), so replaying the same windows after a restart or a rebalance yields the same states and
 the same notification ids; an older window than the one last evaluated is ignored. States serialise to plain dicts for a Faust table.
 
-The rules and the window figures they watch are in monitor/alert_rules.py, reading rules files
-and durations in monitor/rules_file.py; their names are re-exported here, where the rest of
+The rules and the window figures they watch are in monitor/alerting/alert_rules.py, reading rules files
+and durations in monitor/alerting/rules_file.py; their names are re-exported here, where the rest of
 ragmon imports them from.
 """
 
@@ -16,8 +16,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from monitor.alert_rules import ESTIMATED, FIGURES, SEVERITIES, AlertRule, Op, WindowFigures
-from monitor.rules_file import (
+from monitor.alerting.alert_rules import (
+    ESTIMATED,
+    FIGURES,
+    SEVERITIES,
+    AlertRule,
+    Op,
+    WindowFigures,
+)
+from monitor.alerting.rules_file import (
     DEFAULT_RULES_FILE,
     format_duration,
     load_rules,

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import yaml
 
-from monitor.alert_rules import FIGURES, SEVERITIES, AlertRule, Op
-from monitor.errors import ConfigError
+from monitor.alerting.alert_rules import FIGURES, SEVERITIES, AlertRule, Op
+from monitor.config.errors import ConfigError
 
 DEFAULT_RULES_FILE = Path(__file__).with_name("rules_default.yaml")
 

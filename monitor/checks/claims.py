@@ -15,10 +15,10 @@ import re
 import string
 from collections.abc import Sequence
 
-from monitor.models import AnswerEvent, Citation, Claim, ClaimKind
-from monitor.options import CheckOptions
-from monitor.sentences import split_sentences
-from monitor.text import fold, quotations, remove_spans, wordset
+from monitor.config.options import CheckOptions
+from monitor.records.models import AnswerEvent, Citation, Claim, ClaimKind
+from monitor.text.sentences import split_sentences
+from monitor.text.words import fold, quotations, remove_spans, wordset
 
 _META_RE = re.compile(
     r"^(?:(?:this|in this)\s+(?:section|answer|response)\b"

@@ -16,7 +16,7 @@ makes the claim not_supported (support.py):
   percent vs percentage points) that the evidence writes with another unit of the same kind, and
   never as the same quantity;
 - date: a calendar date of the claim that the evidence does not state although it states dates
-  (monitor/dates.py), day or month alike;
+  (monitor/text/dates.py), day or month alike;
 - entity: a name of the claim missing from the evidence while the aligned sentence holds the
   claim's other content words and a name the claim lacks ("Paris is the capital of Germany"
   against "Paris is the capital of France"), or two names of the claim in the other order
@@ -38,22 +38,16 @@ import re
 from collections import OrderedDict
 from collections.abc import Sequence
 
-from monitor.dates import date_stated, dates, format_date, missing_dates
-from monitor.evidence import index_evidence
-from monitor.opposites import OPPOSITES
-from monitor.text import STEMS, STOPWORDS, wordset
-from monitor.units import same_quantities, unit_mismatch
+from monitor.checks.evidence import index_evidence
+from monitor.text.dates import date_stated, dates, format_date, missing_dates
+from monitor.text.negation import NEGATION_RE
+from monitor.text.opposites import OPPOSITES
+from monitor.text.units import same_quantities, unit_mismatch
+from monitor.text.words import STEMS, STOPWORDS, wordset
 
 _TOKEN_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 # a sentence ends at [.!?] before white space (not inside "4.2" or "U.S.A") or at a line break
 _SENTENCE_RE = re.compile(r"(?:[^.!?\n]|[.!?](?!\s|$))+(?:[.!?]+|\n|$)")
-# "not only ... but also" adds, it does not negate
-NEGATION_RE = re.compile(
-    r"\b(?:not(?!\s+only\b)|never|no|none|nobody|nothing|neither|nor|cannot|without|unable"
-    r"|den(?:y|ies|ied|ying)|fail(?:s|ed|ing)?\s+to|lack(?:s|ed|ing)?|unlikely|impossible"
-    r"|hardly|rarely|seldom|absent)\b|n['’]t\b",
-    re.I,
-)
 # Litotes: a plain negator right before (one word between at most) a word that is itself
 # negative cancels it: "did not fail to", "never once failed to", "not impossible", "can't deny"
 _NEGATIVE_WORD = re.compile(

@@ -23,9 +23,9 @@ from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from itertools import chain, pairwise
 
-from monitor.numbers import NumberMention, NumberSet, numbers, written_in
-from monitor.record import record
-from monitor.text import (
+from monitor.records.record import record
+from monitor.text.numbers import NumberMention, NumberSet, numbers, written_in
+from monitor.text.words import (
     NUMBER_STRINGS,
     NUMBER_WORDS,
     SEPARATORS,

@@ -23,14 +23,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from monitor.checks.contrast import claim_core, verbatim
+from monitor.checks.evidence import claim_terms, index_evidence
+from monitor.checks.support import lexical_support
 from monitor.citations.values import checkable_number, value_stated
-from monitor.contrast import NEGATION_RE, claim_core, verbatim
-from monitor.evidence import claim_terms, index_evidence
-from monitor.models import AnswerEvent, Claim, Support
-from monitor.options import CheckOptions
-from monitor.record import record
-from monitor.support import lexical_support
-from monitor.text import identifiers
+from monitor.config.options import CheckOptions
+from monitor.records.models import AnswerEvent, Claim, Support
+from monitor.records.record import record
+from monitor.text.negation import NEGATION_RE
+from monitor.text.words import identifiers
 
 UNCITED = "uncited"
 OVER_CAP = "over_cap"

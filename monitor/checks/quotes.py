@@ -14,9 +14,9 @@ from dataclasses import replace
 
 from rapidfuzz import fuzz
 
-from monitor.models import AnswerEvent, CitationResult, Claim
-from monitor.options import CheckOptions
-from monitor.text import quotations, remove_spans
+from monitor.config.options import CheckOptions
+from monitor.records.models import AnswerEvent, CitationResult, Claim
+from monitor.text.words import quotations, remove_spans
 
 _NON_WORD_RE = re.compile(r"[^\w]+")
 _ELLIPSIS_RE = re.compile(r"\[\s*(?:\.\s*){2,}\]|\.{3,}|…|\[\s*…\s*\]")

@@ -21,10 +21,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 
-from monitor.models import AnswerEvent, CitationResult, ClaimResult, Scores
-from monitor.options import CheckOptions
-from monitor.record import record
-from monitor.spans import Interval, Key, KeyedSpan, span_accuracy, token_intervals
+from monitor.config.options import CheckOptions
+from monitor.output.spans import Interval, Key, KeyedSpan, span_accuracy, token_intervals
+from monitor.records.models import AnswerEvent, CitationResult, ClaimResult, Scores
+from monitor.records.record import record
 
 OVER_CAP = "over_cap"  # grounding.OVER_CAP (grounding imports the support tier; this may not)
 

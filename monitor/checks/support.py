@@ -50,14 +50,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from monitor.checks.contrast import contrasts, restated, value_date_mismatch
+from monitor.checks.evidence import claim_terms, index_evidence, shared_bigrams
 from monitor.citations.values import flag_stated, value_stated
-from monitor.contrast import contrasts, restated, value_date_mismatch
-from monitor.dates import has_date
-from monitor.evidence import claim_terms, index_evidence, shared_bigrams
-from monitor.models import AnswerEvent, CitationResult, Claim, ClaimVerdict, Confidence, Support
-from monitor.options import CheckOptions
-from monitor.record import record
-from monitor.text import remove_spans
+from monitor.config.options import CheckOptions
+from monitor.records.models import (
+    AnswerEvent,
+    CitationResult,
+    Claim,
+    ClaimVerdict,
+    Confidence,
+    Support,
+)
+from monitor.records.record import record
+from monitor.text.dates import has_date
+from monitor.text.words import remove_spans
 
 SUPPORTED_AT = 0.75
 PARTIAL_AT = 0.55

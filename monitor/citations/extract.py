@@ -27,8 +27,8 @@ import re
 
 from monitor.citations.grammar import Parsed, classify
 from monitor.citations.markdown import code_regions
-from monitor.models import AnswerEvent, Citation
-from monitor.options import CheckOptions
+from monitor.config.options import CheckOptions
+from monitor.records.models import AnswerEvent, Citation
 
 MAX_BRACKET_CHARS = 4096  # longer bracket content is prose, never a citation
 SEGMENT_SEARCH_SLACK = 4096  # how far past the expected position a segment's text is looked for

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import re
 
-from monitor.models import CitationFormat
-from monitor.record import record
-from monitor.text import wordset
+from monitor.records.models import CitationFormat
+from monitor.records.record import record
+from monitor.text.words import wordset
 
 MAX_RANGE = 100  # longest numeric range [a-b] expanded; longer ones are malformed
 

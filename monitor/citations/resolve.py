@@ -27,8 +27,8 @@ from rapidfuzz import fuzz
 
 from monitor.citations.values import value_stated
 from monitor.citations.windows import Bounds, group_bounds, value_windows
-from monitor.models import AnswerEvent, Citation, CitationResult, Document
-from monitor.options import CheckOptions
+from monitor.config.options import CheckOptions
+from monitor.records.models import AnswerEvent, Citation, CitationResult, Document
 
 _MISSING = object()
 

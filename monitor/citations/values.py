@@ -26,9 +26,9 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from monitor.contrast import NEGATION_RE
-from monitor.dates import date_stated, dates
-from monitor.record import record
+from monitor.records.record import record
+from monitor.text.dates import date_stated, dates
+from monitor.text.negation import NEGATION_RE
 
 _NUMBER = re.compile(
     r"""
@@ -141,7 +141,7 @@ def value_stated(
 
     Numbers: the first window that contains any number decides (any of its numbers may match),
     so a number stated in the citation's own clause is not overruled by an earlier sentence.
-    Strings: any window may match; a string that is a date (monitor/dates.py) is a date, and
+    Strings: any window may match; a string that is a date (monitor/text/dates.py) is a date, and
     the first window that states a date must state that one.
     """
     number = checkable_number(value)

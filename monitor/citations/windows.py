@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from monitor.models import Citation
+from monitor.records.models import Citation
 
 _BOUNDARY = re.compile(r"[.!?](?=\s)|\n")
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")

@@ -20,10 +20,10 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
-from monitor import cpus
-from monitor.envcheck import env_name
-from monitor.errors import ConfigError
-from monitor.options import CheckOptions
+from monitor.config import cpus
+from monitor.config.envcheck import env_name
+from monitor.config.errors import ConfigError
+from monitor.config.options import CheckOptions
 
 _CONFIG_FILE_ENV = "RAGMON_CONFIG_FILE"
 

@@ -9,7 +9,7 @@ claims cluster in answers. Every answer's claims split in two:
   sample only and estimated elsewhere;
 - decided by rule: cited with no citation resolving to text, or uncited in an event without
   context. The judge never sees them; their labels are the cheap tier's and are exact.
-Claims past the claim cap (monitor.scoring.is_over_cap) count nowhere, as in the counts. An
+Claims past the claim cap (monitor.checks.scoring.is_over_cap) count nowhere, as in the counts. An
 answer with more claims than RAGMON_ANSWER_CLAIM_WEIGHT enters with its weighted cheap counts,
 decided by rule (`capped_vector`), and is no label.
 
@@ -29,6 +29,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from monitor.checks.grounding import NO_CONTEXT
+from monitor.checks.scoring import is_over_cap
 from monitor.estimation.ppi import (
     Estimate,
     Labelled,
@@ -36,10 +38,8 @@ from monitor.estimation.ppi import (
     classical_mean,
     ppi_mean,
 )
-from monitor.grounding import NO_CONTEXT
 from monitor.judge.request import is_evidence
-from monitor.models import Verdict
-from monitor.scoring import is_over_cap
+from monitor.records.models import Verdict
 
 #: the reason the cheap tier gives an uncited claim of an event without context
 NO_CONTEXT_REASON = NO_CONTEXT.reasons[1]
@@ -103,7 +103,7 @@ def judgeable_split(verdict: Verdict) -> tuple[list[float], int, int, int]:
     """(cheap scores of the claims the judge would see, then the claims decided by rule:
     supported, not supported, neither). The judge sees (monitor.judge.request.judge_items) a
     cited claim with a passage to weigh and an uncited claim on the event's context, unless
-    the event has none; claims past the claim cap count nowhere (monitor.scoring.claim_tally).
+    the event has none; claims past the claim cap count nowhere (monitor.checks.scoring.claim_tally).
     A claim decided by rule keeps the cheap tier's labels as the tally counts them: supported
     when its verdict is (a JSON value the claim states), hallucinated when not supported or
     without a valid citation."""

@@ -11,8 +11,8 @@ import re
 from datetime import datetime
 from typing import Any
 
-from monitor.models import AnswerEvent, Document, GoldSpan, Rejection, Segment
-from monitor.options import CheckOptions
+from monitor.config.options import CheckOptions
+from monitor.records.models import AnswerEvent, Document, GoldSpan, Rejection, Segment
 
 _APP_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 _GOLD_LABELS = ("supported", "partially_supported", "not_supported")

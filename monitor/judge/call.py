@@ -27,13 +27,13 @@ from typing import Any, TypeVar
 import openai
 from openai.types.chat import ChatCompletion
 
-from monitor.errors import JudgeError
+from monitor.config.errors import JudgeError
 from monitor.judge import formats
 from monitor.judge.config import JudgeConfig, JudgeObserver, NullObserver
 from monitor.judge.retry import backoff_delay, parse_retry_after
 from monitor.judge.schema import ReplyInvalid
 from monitor.judge.wire import finish_usage, read_completion, server_error_text
-from monitor.sampling import Budget
+from monitor.sampling.policy import Budget
 
 T = TypeVar("T")
 # Temperature of the attempt after an unusable reply. At the configured 0.0 a server returns the

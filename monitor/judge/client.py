@@ -34,7 +34,7 @@ from monitor.judge.prompt import (
     reply_token_cap,
 )
 from monitor.judge.schema import AnswerVerdict, parse_answer_reply, parse_batch_reply
-from monitor.sampling import Budget
+from monitor.sampling.policy import Budget
 
 __all__ = ["AnswerOutcome", "JudgeClient", "PairOutcome"]
 

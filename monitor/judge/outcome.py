@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from monitor.judge.schema import AnswerVerdict, PairVerdict
-from monitor.models import ClaimVerdict
+from monitor.records.models import ClaimVerdict
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,9 +24,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from monitor.checks.scoring import claim_tally
 from monitor.judge.request import JudgeRequest, build_request, judge_items
-from monitor.models import AnswerEvent, Verdict
-from monitor.sampling import (
+from monitor.records.models import AnswerEvent, Verdict
+from monitor.sampling.policy import (
     NOT_SAMPLED,
     Candidate,
     Decision,
@@ -35,7 +36,6 @@ from monitor.sampling import (
     hash_fraction,
     is_doubtful,
 )
-from monitor.scoring import claim_tally
 
 
 def sample_reason(

@@ -7,7 +7,7 @@ or a value the cheap tier did not find in the passage: `excerpt_mismatch`, `valu
 since whether the passage supports the claim is the judge's call, and the support and
 hallucination estimates take the judge as the reference (monitor/estimation). An uncited claim
 (given the event) is judged on the whole retrieved context, every document and the event's
-data, as the cheap tier grounds it (monitor/grounding.py): a hallucination is what the context
+data, as the cheap tier grounds it (monitor/checks/grounding.py): a hallucination is what the context
 does not support. A claim whose citations resolve to no text has no evidence to weigh and is
 already counted as unsupported; one past a cap (over_cap) is undecided and not judged. A long
 document is cut down to the passages that share the most words with the claim, in document
@@ -22,12 +22,12 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from monitor.errors import JudgeError
-from monitor.grounding import context_texts
+from monitor.checks.grounding import context_texts
+from monitor.checks.scoring import is_over_cap
+from monitor.config.errors import JudgeError
 from monitor.judge.prompt import Pair, estimate_pairs_tokens
-from monitor.models import AnswerEvent, CitationResult, ClaimResult, Verdict
-from monitor.record import record
-from monitor.scoring import is_over_cap
+from monitor.records.models import AnswerEvent, CitationResult, ClaimResult, Verdict
+from monitor.records.record import record
 
 REQUEST_VERSION = 1
 MAX_ANSWER_CHARS = 20_000

@@ -22,8 +22,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from monitor.errors import JudgeError
-from monitor.models import ClaimVerdict, Confidence
+from monitor.config.errors import JudgeError
+from monitor.records.models import ClaimVerdict, Confidence
 
 Judgement = Literal["ENTAILMENT", "NEUTRAL", "CONTRADICTION"]
 Alignment = Literal["CORRECT", "PARTIALLY_CORRECT", "INCORRECT"]

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from monitor.checks.scoring import OVER_CAP
 from monitor.oncall.contribution import FIGURE_FIELDS, inclusion_weight, rank
-from monitor.scoring import OVER_CAP
 
 CLAIM_VERDICTS = ("supported", "partially_supported", "not_supported", "unverifiable")
 
@@ -137,7 +137,7 @@ def has_reason(record: Mapping[str, Any], reason: str) -> bool:
 def record_counts(record: Mapping[str, Any]) -> dict[str, int]:
     """The answer's window counts: the record's `counts` (what the worker added to the window,
     agents.output.records.verdict_vector), else recounted from its claims and citations as
-    monitor.scoring.claim_tally counts them (records written before `counts` existed)."""
+    monitor.checks.scoring.claim_tally counts them (records written before `counts` existed)."""
     stored = record.get("counts")
     if isinstance(stored, Mapping):
         return {k: int(stored.get(k, 0)) for k in _COUNTED}

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from monitor.alerts import AlertRule
+from monitor.alerting.alerts import AlertRule
 from monitor.oncall.contribution import FIGURE_FIELDS
 from monitor.oncall.query import Answer, AuditFilter, AuditItem, group, ranked_answers
 

@@ -11,8 +11,8 @@ import re
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from monitor.models import Verdict
-from monitor.sampling import hash_fraction
+from monitor.records.models import Verdict
+from monitor.sampling.policy import hash_fraction
 
 AuditReason = Literal["failure", "sample"]
 

@@ -9,7 +9,7 @@ settings; `level` removes text for those who must not keep it:
 - ``claims``: claim sentences only (no question, answer or passages);
 - ``none``: no free text at all, only ids, codes, offsets, verdicts and scores.
 
-RAGMON_REDACT patterns (monitor.audit.Redactor) apply on top of any level.
+RAGMON_REDACT patterns (monitor.output.audit.Redactor) apply on top of any level.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from monitor.models import AnswerEvent, CitationResult, Verdict
+from monitor.records.models import AnswerEvent, CitationResult, Verdict
 
 TextLevel = Literal["all", "claims", "none"]
 TEXT_LEVELS: tuple[str, ...] = ("all", "claims", "none")

@@ -24,7 +24,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from monitor.models import AnswerEvent, Verdict
+from monitor.records.models import AnswerEvent, Verdict
 
 MEASURES: tuple[str, ...] = (
     "CITATION_ACCURACY",

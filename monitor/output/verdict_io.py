@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from monitor.models import CitationResult, ClaimResult, Rejection, Scores, Verdict
+from monitor.records.models import CitationResult, ClaimResult, Rejection, Scores, Verdict
 
 
 def _truncate(text: str | None, limit: int) -> str | None:

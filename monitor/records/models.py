@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import field
 from typing import Any, Literal
 
-from monitor.record import record
+from monitor.records.record import record
 
 CitationFormat = Literal["span", "line", "numeric", "json_path", "segment"]
 CitationStatus = Literal["valid", "invalid"]

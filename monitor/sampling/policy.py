@@ -17,8 +17,8 @@ import time
 from collections.abc import Callable
 from typing import Any, Literal, get_args
 
-from monitor.models import AnswerEvent, Verdict
-from monitor.record import record
+from monitor.records.models import AnswerEvent, Verdict
+from monitor.records.record import record
 
 Clock = Callable[[], float]
 

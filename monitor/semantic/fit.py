@@ -12,7 +12,7 @@ import math
 import random
 from collections.abc import Sequence
 
-from monitor.calibration import auroc
+from monitor.output.calibration import auroc
 
 
 def _solve(a: list[list[float]], b: list[float]) -> list[float]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from monitor.sentences import split_sentences
+from monitor.text.sentences import split_sentences
 
 WINDOW_SENTENCES = 3
 WINDOW_WORDS = 90

@@ -2,7 +2,7 @@
 
 A date is (year, month, day) with day 0 when only the month is written. Two texts disagree on a
 date when one states a date the other never states although it states dates: the support tier
-(monitor/contrast.py) and JSON-path value checks (monitor/citations/values.py) use this, because
+(monitor/checks/contrast.py) and JSON-path value checks (monitor/citations/values.py) use this, because
 a date differs from another in one digit or one month name, which word overlap and fuzzy string
 similarity both score as nearly equal. Numeric day/month orders other than ISO ("01/02/2026")
 are ambiguous and are not read.
@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from monitor.text import word_alternation
+from monitor.text.words import word_alternation
 
 Date = tuple[int, int, int]
 

@@ -13,8 +13,8 @@ import bisect
 import re
 from collections.abc import Iterable
 
-from monitor.record import record
-from monitor.text import NUMBER_WORDS, wordset
+from monitor.records.record import record
+from monitor.text.words import NUMBER_WORDS, wordset
 
 _SCALES = {
     "hundred": 1e2,

@@ -1,4 +1,4 @@
-"""Opposite words for the antonym check of monitor/contrast.py: a claim whose predicate the
+"""Opposite words for the antonym check of monitor/checks/contrast.py: a claim whose predicate the
 evidence sentence replaces by its opposite ("rose" / "fell") says the contrary of the evidence.
 
 The list is closed and hand-made: a pair is listed when both words are common predicates and

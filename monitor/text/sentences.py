@@ -14,8 +14,8 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
-from monitor.record import record
-from monitor.text import STOPWORDS, wordset
+from monitor.records.record import record
+from monitor.text.words import STOPWORDS, wordset
 
 BlockKind = Literal["text", "header", "code", "empty_item", "table"]
 

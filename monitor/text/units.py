@@ -1,4 +1,4 @@
-"""Figures written with a unit, for monitor/contrast.py: "500 mg", "12 km", "4.2 billion", "5%".
+"""Figures written with a unit, for monitor/checks/contrast.py: "500 mg", "12 km", "4.2 billion", "5%".
 
 A claim's figure whose evidence writes the same number with another unit of the same kind
 ("500 g" / "500 mg") is a unit flip; the same quantity in another unit ("1.5 g" / "1,500 mg") is
@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from monitor.text import word_alternation
+from monitor.text.words import word_alternation
 
 # unit word → (kind, factor to the kind's base unit); percent and percentage points are two
 # kinds of one family (never the same quantity, but the one mistaken for the other)

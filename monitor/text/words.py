@@ -245,7 +245,7 @@ def word_alternation(words: list[str]) -> str:
     the case-folded first letter (µ and μ, K and the Kelvin sign share one), so words of
     different groups never match at the same place under re.I, and the match, and any
     backtracking into the alternation when what follows it fails, is the flat longest-first
-    alternation's (tests/unit/monitor/test_word_alternation.py compares
+    alternation's (tests/unit/monitor/text/test_word_alternation.py compares
     the two on random text)."""
     groups: dict[str, list[str]] = {}
     for word in sorted(words, key=len, reverse=True):

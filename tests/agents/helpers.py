@@ -8,7 +8,7 @@ from prometheus_client import CollectorRegistry
 
 from agents.kafka.broker import free_port
 from agents.telemetry.metrics import Metrics, build_metrics
-from monitor.models import (
+from monitor.records.models import (
     Citation,
     CitationResult,
     Claim,

@@ -1,4 +1,4 @@
-"""How the polarity gate of monitor/contrast.py (POLARITY_ALIGNED) moves the cheap tier.
+"""How the polarity gate of monitor/checks/contrast.py (POLARITY_ALIGNED) moves the cheap tier.
 
 usage: .venv/bin/python -m tests.bench.polarity_sweep [--grid 0.5,0.6,...] [--seed 16] [--json]
 
@@ -24,13 +24,13 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import monitor.contrast as contrast
+import monitor.checks.contrast as contrast
 from agents.commands.eval import answer_support, load_labels
-from monitor.calibration import auroc, balanced_accuracy, binary_prediction
 from monitor.check import check_event
-from monitor.decode import decode_event
-from monitor.models import AnswerEvent, Rejection
-from monitor.options import CheckOptions
+from monitor.config.options import CheckOptions
+from monitor.inputs.decode import decode_event
+from monitor.output.calibration import auroc, balanced_accuracy, binary_prediction
+from monitor.records.models import AnswerEvent, Rejection
 
 DEV = "/work/shared/eval/dev"
 BOOTSTRAP = 1000

@@ -30,12 +30,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agents.commands.eval import answer_support, load_labels
-from monitor.calibration import auroc, balanced_accuracy, binary_prediction
 from monitor.check import check_event
-from monitor.decode import decode_event
-from monitor.models import Rejection, Verdict
-from monitor.options import CheckOptions
-from monitor.text import remove_spans
+from monitor.config.options import CheckOptions
+from monitor.inputs.decode import decode_event
+from monitor.output.calibration import auroc, balanced_accuracy, binary_prediction
+from monitor.records.models import Rejection, Verdict
+from monitor.text.words import remove_spans
 
 DEV = "/work/shared/eval/dev"
 DEFAULT_SETS = (

@@ -13,9 +13,9 @@ import json
 from collections import defaultdict
 
 from monitor.check import check_event
-from monitor.decode import decode_event
-from monitor.models import AnswerEvent
-from monitor.options import CheckOptions
+from monitor.config.options import CheckOptions
+from monitor.inputs.decode import decode_event
+from monitor.records.models import AnswerEvent
 from tests.conftest import standard_mix
 
 

@@ -14,16 +14,23 @@ from typing import Any
 import pytest
 
 from monitor.check import check_bytes, check_event
+from monitor.checks.claims import split_claims
+from monitor.checks.evidence import EvidenceIndex, claim_terms, clear_index_cache
+from monitor.checks.quotes import check_quotes
+from monitor.checks.scoring import answer_scores
+from monitor.checks.support import assess_claim
 from monitor.citations.extract import extract_citations
 from monitor.citations.resolve import resolve_citations
-from monitor.claims import split_claims
-from monitor.decode import decode_event
-from monitor.evidence import EvidenceIndex, claim_terms, clear_index_cache
-from monitor.models import AnswerEvent, Citation, CitationResult, Claim, ClaimResult, Verdict
-from monitor.options import CheckOptions
-from monitor.quotes import check_quotes
-from monitor.scoring import answer_scores
-from monitor.support import assess_claim
+from monitor.config.options import CheckOptions
+from monitor.inputs.decode import decode_event
+from monitor.records.models import (
+    AnswerEvent,
+    Citation,
+    CitationResult,
+    Claim,
+    ClaimResult,
+    Verdict,
+)
 from tests.conftest import standard_mix
 
 EVENTS = 500

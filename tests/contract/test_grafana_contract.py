@@ -18,8 +18,8 @@ from agents.grafana.sync import apply, plan
 from agents.kafka.broker import free_port
 from agents.stream.alerting import Alerting
 from agents.telemetry.metrics import Metrics, build_metrics
-from monitor.alerts import AlertRule, AlertState, WindowFigures, evaluate, load_rules
-from monitor.errors import GrafanaError
+from monitor.alerting.alerts import AlertRule, AlertState, WindowFigures, evaluate, load_rules
+from monitor.config.errors import GrafanaError
 from tests.contract.grafana_contract_server import ContractServer, Fault
 
 RULE = AlertRule(
@@ -359,7 +359,7 @@ def test_cli_without_a_token_says_no_token_is_set(
 
 def test_an_estimated_rule_says_the_estimate_the_interval_and_n() -> None:
     from agents.grafana.client import annotation_text
-    from monitor.alerts import AlertRule, Transition
+    from monitor.alerting.alerts import AlertRule, Transition
 
     rule = AlertRule("hallucination_high", "hallucination", "above", 0.1, 0.07)
     values = {"hallucination": 0.18, "hallucination_lower": 0.12, "hallucination_upper": 0.24}

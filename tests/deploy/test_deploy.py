@@ -15,8 +15,8 @@ import yaml
 from referencing import Registry, Resource
 
 from agents.grafana.render import render_files
-from monitor.alerts import load_rules, parse_rules
-from monitor.settings import Settings
+from monitor.alerting.alerts import load_rules, parse_rules
+from monitor.config.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"

@@ -11,7 +11,7 @@ import yaml
 
 from agents.grafana.dashboard import dashboard_exprs
 from agents.grafana.model import grafana_alert_rules
-from monitor.alerts import load_rules
+from monitor.alerting.alerts import load_rules
 from tests.integration.prometheus_server import Prometheus
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -17,11 +17,11 @@ import pytest
 from agents.evidence.web import evidence_report, parse_query
 from agents.kafka.broker import EmbeddedBroker
 from agents.output.audit import AuditTrail
-from monitor.alerts import load_rules
+from monitor.alerting.alerts import load_rules
 from monitor.check import check_event
-from monitor.decode import decode_event
-from monitor.models import AnswerEvent
-from monitor.settings import load_settings
+from monitor.config.settings import load_settings
+from monitor.inputs.decode import decode_event
+from monitor.records.models import AnswerEvent
 from tests.integration.conftest import Namespace, produce, run_ragmon
 from tests.integration.test_evidence_browser import GOOD, SMALL, WORST, event
 

@@ -158,10 +158,10 @@ def test_check_processes_count_what_the_offline_checks_count(
     broker: Any, group_workers: Workers, processes: int
 ) -> None:
     """With a check process, and (the same figures) with the checks in the worker process."""
-    from monitor.audit import audit_reason
     from monitor.check import check_bytes
-    from monitor.models import Rejection
-    from monitor.settings import load_settings
+    from monitor.config.settings import load_settings
+    from monitor.output.audit import audit_reason
+    from monitor.records.models import Rejection
 
     settings = load_settings()
     options = settings.check_options()

@@ -104,10 +104,10 @@ def test_confluent_kafka_produces_answers_and_reads_every_output_topic(
     start_worker: Callable[..., WorkerProcess], broker: Any
 ) -> None:
     from agents.output.records import verdict_vector
-    from monitor.audit import audit_reason
     from monitor.check import check_bytes
-    from monitor.models import Rejection
-    from monitor.settings import load_settings
+    from monitor.config.settings import load_settings
+    from monitor.output.audit import audit_reason
+    from monitor.records.models import Rejection
 
     ns = Namespace("confluent")
     worker = start_worker(ns, RAGMON_AUDIT_SAMPLE_RATE="1")

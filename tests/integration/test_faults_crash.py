@@ -111,7 +111,7 @@ def test_killed_worker_loses_no_event_and_the_survivor_takes_over(
     broker: Any, start_worker: Any, kill_after: int
 ) -> None:
     from monitor.check import check_bytes
-    from monitor.settings import load_settings
+    from monitor.config.settings import load_settings
 
     options = load_settings().check_options()
     events = standard_mix(N_EVENTS, seed=31)

@@ -52,7 +52,7 @@ def _restore_topics(bootstrap: str, ns: Namespace, partitions: int = 4) -> None:
     """What a persistent broker would still have: every topic the worker uses."""
     from agents.kafka.connection import client_kwargs
     from agents.kafka.topics import TopicSpec, ensure_topics, topic_specs
-    from monitor.settings import load_settings
+    from monitor.config.settings import load_settings
 
     settings = load_settings(bootstrap_servers=bootstrap, topic_prefix=ns.prefix, app_id=ns.app_id)
     specs = dict(topic_specs(settings))

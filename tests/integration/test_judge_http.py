@@ -392,7 +392,7 @@ async def test_injection_corpus_over_http(judge_server: JudgeHTTPServer, metrics
 async def test_budget_refuses_calls_without_network(
     judge_server: JudgeHTTPServer, metrics: Metrics
 ) -> None:
-    from monitor.sampling import Budget
+    from monitor.sampling.policy import Budget
 
     model = "ok@0.01"
     client = make_client(judge_server.url, metrics, model)
@@ -408,8 +408,8 @@ async def test_budget_refuses_calls_without_network(
 
 def test_offline_eval_judging_end_to_end(judge_server: JudgeHTTPServer) -> None:
     from agents.evaluation.judge_eval import judge_eval, report_rows, trec_outputs
-    from monitor.report_html import render_report
-    from monitor.settings import load_settings
+    from monitor.config.settings import load_settings
+    from monitor.output.report_html import render_report
     from tests.unit.monitor.judge.helpers import event, verdict
 
     settings = load_settings(
@@ -497,9 +497,9 @@ def test_ragmon_eval_rates_with_the_llm_judge(
     human labels, every answer judged (`--judge-rate 1`): the estimate is the truth."""
     from agents.cli import main
     from monitor.check import check_bytes
-    from monitor.decode import decode_event
+    from monitor.config.settings import load_settings
+    from monitor.inputs.decode import decode_event
     from monitor.judge.request import judge_items
-    from monitor.settings import load_settings
     from tests.conftest import shared_path
 
     events = shared_path("eval", "dev", "wice-dev.events.jsonl").read_text().splitlines()[:40]

@@ -30,14 +30,14 @@ from agents.judging.agent import JudgeRunner, MetricsObserver
 from agents.kafka.broker import free_port
 from agents.telemetry.metrics import Metrics, build_metrics
 from monitor.check import check_event
-from monitor.decode import decode_event
+from monitor.config.options import CheckOptions
+from monitor.config.settings import load_settings
+from monitor.inputs.decode import decode_event
 from monitor.judge.client import JudgeClient
 from monitor.judge.config import JudgeConfig
 from monitor.judge.request import build_request, judge_items
 from monitor.judge.schema import BATCH_REPLY_SCHEMA, is_placeholder
-from monitor.models import AnswerEvent
-from monitor.options import CheckOptions
-from monitor.settings import load_settings
+from monitor.records.models import AnswerEvent
 from tests.conftest import shared_path
 
 pytestmark = pytest.mark.integration

@@ -68,7 +68,7 @@ class Offline:
     window: dict[str, Counter[str]] = field(default_factory=dict)
 
     def add(self, outcome: Any) -> None:
-        from monitor.models import Rejection
+        from monitor.records.models import Rejection
 
         if isinstance(outcome, Rejection):
             app = outcome.app or "other"
@@ -90,12 +90,12 @@ class Offline:
                 c[_key("ragmon_citation_errors_total", app=app, error=r.error)] += 1
             w["citations"] += 1
             w["valid"] += r.valid
-        # The claim counts as monitor.scoring.claim_tally defines them (uncited claims past the
+        # The claim counts as monitor.checks.scoring.claim_tally defines them (uncited claims past the
         # citation cap count nowhere; an uncited claim is a hallucination only when the context
         # does not support it), then weighed down to RAGMON_ANSWER_CLAIM_WEIGHT claims per answer.
         from agents.output.records import weighted
-        from monitor.options import CheckOptions
-        from monitor.scoring import is_over_cap
+        from monitor.checks.scoring import is_over_cap
+        from monitor.config.options import CheckOptions
 
         tally = Counter[str]()
         for cl in outcome.claims:
@@ -159,7 +159,7 @@ class Run:
 @pytest.fixture(scope="module")
 def run(broker: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     from monitor.check import check_bytes
-    from monitor.settings import load_settings
+    from monitor.config.settings import load_settings
 
     options = load_settings().check_options()
     events = standard_mix(N_EVENTS)

@@ -23,7 +23,7 @@ def test_two_workers_split_partitions_and_count_each_event_once(
     broker: Any, start_worker: Any
 ) -> None:
     from monitor.check import check_bytes
-    from monitor.settings import load_settings
+    from monitor.config.settings import load_settings
 
     options = load_settings().check_options()
     events = standard_mix(N_EVENTS, seed=23)

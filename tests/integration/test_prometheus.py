@@ -20,9 +20,9 @@ from prometheus_client import CollectorRegistry, start_http_server
 from agents.grafana.promql import rule_query
 from agents.stream.alerting import Alerting
 from agents.telemetry.metrics import Metrics, build_metrics
-from monitor.alerts import WindowFigures, load_rules
-from monitor.models import AnswerEvent, Verdict
-from monitor.options import CheckOptions
+from monitor.alerting.alerts import WindowFigures, load_rules
+from monitor.config.options import CheckOptions
+from monitor.records.models import AnswerEvent, Verdict
 from tests.conftest import standard_mix
 from tests.integration.prometheus_server import PROMETHEUS, Prometheus
 from tests.integration.promql_checks import (
@@ -124,10 +124,10 @@ class Feeder:
         answers each claim with the cheap tier's verdict (only the PromQL is checked here)."""
         from agents.output.records import add_vectors, judge_delta
         from monitor.judge.request import judge_items
-        from monitor.sampling import hash_fraction
+        from monitor.sampling.policy import hash_fraction
 
         sums = add_vectors(self.sums.get(app), vector)
-        from monitor.decode import decode_event
+        from monitor.inputs.decode import decode_event
 
         event = decode_event(raw, self.options)
         items = judge_items(verdict, event=event if isinstance(event, AnswerEvent) else None)

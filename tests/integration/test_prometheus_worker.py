@@ -12,7 +12,7 @@ import pytest
 
 from agents.judging.fake_server import JudgeHTTPServer
 from agents.kafka.broker import EmbeddedBroker
-from monitor.alerts import load_rules
+from monitor.alerting.alerts import load_rules
 from tests.conftest import standard_mix
 from tests.integration.conftest import Namespace, WorkerProcess, produce, wait_until
 from tests.integration.prometheus_server import PROMETHEUS, Prometheus

@@ -16,8 +16,8 @@ import pytest
 
 from agents.judging.fake_server import JudgeHTTPServer
 from agents.output.records import COUNT_FIELDS, add_vectors, judge_delta, verdict_vector
-from monitor.alerts import WindowFigures
-from monitor.sampling import hash_fraction
+from monitor.alerting.alerts import WindowFigures
+from monitor.sampling.policy import hash_fraction
 from tests.integration.conftest import Namespace, WorkerProcess, produce, wait_until
 from tests.integration.prometheus_server import PROMETHEUS, Prometheus
 from tests.integration.promql_checks import RULES_FILE
@@ -42,9 +42,9 @@ class Labelled:
 
     def __init__(self) -> None:
         from monitor.check import check_bytes
-        from monitor.decode import decode_event
+        from monitor.config.settings import load_settings
+        from monitor.inputs.decode import decode_event
         from monitor.judge.request import judge_items
-        from monitor.settings import load_settings
 
         options = load_settings().check_options()
         labels = {}

@@ -10,7 +10,7 @@ import pytest
 
 from agents.kafka.broker import EmbeddedBroker
 from agents.kafka.reader import read_topic
-from monitor.settings import load_settings
+from monitor.config.settings import load_settings
 from tests.integration.conftest import Namespace
 
 pytestmark = pytest.mark.integration

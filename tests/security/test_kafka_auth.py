@@ -23,8 +23,8 @@ import pytest
 
 from agents.kafka.connection import client_kwargs
 from agents.stream.app import create_app
-from monitor.errors import ConfigError
-from monitor.settings import Settings, load_settings
+from monitor.config.errors import ConfigError
+from monitor.config.settings import Settings, load_settings
 from tests.security.test_secrets import SECRETS
 
 ROOT = Path(__file__).resolve().parents[2]

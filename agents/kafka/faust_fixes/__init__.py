@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib.metadata
 from typing import Any
 
-from monitor.errors import DependencyVersionError
+from monitor.config.errors import DependencyVersionError
 
 #: the faust-streaming releases these patches were written for and tested against
 SUPPORTED_FAUST = ("0.15.3",)

@@ -10,9 +10,9 @@ import sys
 def main(src: str, dst: str) -> None:
     from agents.checking.fastcore import core_kind
     from monitor.check import check_bytes
-    from monitor.models import Rejection
-    from monitor.options import CheckOptions
-    from monitor.verdict_io import rejection_to_dict, verdict_to_dict
+    from monitor.config.options import CheckOptions
+    from monitor.output.verdict_io import rejection_to_dict, verdict_to_dict
+    from monitor.records.models import Rejection
 
     options = CheckOptions()
     with open(src, encoding="utf-8") as inp, open(dst, "w", encoding="utf-8") as out:

@@ -10,7 +10,7 @@ import os
 from typing import Any
 
 from agents.checking.work import Checked, CheckWork, Source
-from monitor.models import Rejection
+from monitor.records.models import Rejection
 
 #: an answer whose bytes contain this kills the process that checks it
 MARKER = b"POISON-PILL"
@@ -35,7 +35,7 @@ class PoisonWork(CheckWork):
 
 
 def _rebuild(options: dict[str, Any], audit: Any, *rates: Any) -> PoisonWork:
-    from monitor.options import CheckOptions
+    from monitor.config.options import CheckOptions
 
     return PoisonWork(CheckOptions(**options), audit, *rates)
 

@@ -24,8 +24,8 @@ from agents.checking.pool import Batch, CheckPool
 from agents.checking.work import Checked, CheckWork
 from agents.output.audit_record import AuditBuilder
 from agents.output.dlq import CHECK_ERROR
-from monitor.models import Rejection
-from monitor.options import CheckOptions
+from monitor.config.options import CheckOptions
+from monitor.records.models import Rejection
 from tests.agents.checking.pool_poison import EXIT_CODE, MARKER, BrokenWork, PoisonWork
 from tests.conftest import standard_mix
 

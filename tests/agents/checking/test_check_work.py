@@ -14,12 +14,12 @@ import agents.checking.work as check_work
 from agents.checking.work import Checked, CheckWork
 from agents.output.audit_record import AuditBuilder
 from agents.output.records import COUNT_FIELDS, verdict_vector
-from monitor.audit import Redactor, has_failure
 from monitor.check import check_event
-from monitor.decode import decode_event
-from monitor.models import AnswerEvent, Rejection
-from monitor.options import CheckOptions
-from monitor.sampling import hash_fraction, is_doubtful
+from monitor.config.options import CheckOptions
+from monitor.inputs.decode import decode_event
+from monitor.output.audit import Redactor, has_failure
+from monitor.records.models import AnswerEvent, Rejection
+from monitor.sampling.policy import hash_fraction, is_doubtful
 from tests.conftest import standard_mix
 
 SOURCE = ("ragmon.answers", 2, 41, 1234.5)

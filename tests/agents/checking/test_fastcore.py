@@ -14,9 +14,9 @@ import pytest
 
 from agents.checking import fastcore
 from monitor.check import check_bytes
-from monitor.models import Rejection
-from monitor.options import CheckOptions
-from monitor.verdict_io import rejection_to_dict, verdict_to_dict
+from monitor.config.options import CheckOptions
+from monitor.output.verdict_io import rejection_to_dict, verdict_to_dict
+from monitor.records.models import Rejection
 from tests.conftest import shared_path, standard_mix
 
 REPO = Path(__file__).resolve().parents[3]
@@ -144,9 +144,10 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_compiled_core_gives_the_pure_cores_verdicts(compiled: Path, tmp_path: Path) -> None:
     assert fastcore.freshness(compiled) is None
-    assert sorted(p.name.split(".")[0] for p in (compiled / "monitor").glob("*.so")) == sorted(
-        Path(m).stem for m in fastcore.HOT_MODULES if m.count("/") == 1
-    )
+    built = (compiled / "monitor").rglob("*.so")
+    assert sorted(
+        p.relative_to(compiled).with_name(p.name.split(".")[0]).as_posix() for p in built
+    ) == sorted(m.removesuffix(".py") for m in fastcore.HOT_MODULES)
     raws = _inputs()
     src, dst = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     src.write_text("".join(json.dumps(r.hex()) + "\n" for r in raws), encoding="utf-8")

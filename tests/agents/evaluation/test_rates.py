@@ -20,7 +20,7 @@ def test_the_judges_weakest_verdict_is_the_reference() -> None:
 
 
 def test_units_take_the_weakest_judgeable_score_and_the_cheap_counts() -> None:
-    from monitor.models import AnswerEvent
+    from monitor.records.models import AnswerEvent
 
     verdict = mixed_verdict("e1")
     event = AnswerEvent(event_id="e1", answer="x", app="search")

@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 
 from agents.evidence.web import BadQuery, parse_query
-from monitor.alerts import load_rules
-from monitor.settings import load_settings
+from monitor.alerting.alerts import load_rules
+from monitor.config.settings import load_settings
 
 RULES = {r.name: r for r in load_rules()}
 NOW = 1_800_000_000.0

@@ -57,7 +57,7 @@ async def test_topic_publisher_sends_json_bytes_keyed_by_event() -> None:
 
 async def test_canary_through_the_check_agent_sets_cheap_agreement() -> None:
     from agents.stream.app import create_app
-    from monitor.settings import load_settings
+    from monitor.config.settings import load_settings
 
     # checks in this process: the test context ends without the flush a check process needs
     rapp = create_app(load_settings(metrics_port=16112, audit_sample_rate=0.0, check_processes=0))
@@ -75,8 +75,8 @@ async def test_canary_through_the_check_agent_sets_cheap_agreement() -> None:
 
 async def test_the_check_agent_sheds_sampled_answers_while_the_judge_is_down() -> None:
     from agents.stream.app import AppDeps, create_app
+    from monitor.config.settings import load_settings
     from monitor.judge.prompt import Pair
-    from monitor.settings import load_settings
 
     registry = CollectorRegistry()
     settings = load_settings(
@@ -105,7 +105,7 @@ async def test_the_check_agent_sheds_sampled_answers_while_the_judge_is_down() -
 
 async def test_shedding_names_a_full_queue_first_then_a_down_judge() -> None:
     from monitor.judge.prompt import Pair
-    from monitor.sampling import JUDGE_DOWN, QUEUE_FULL
+    from monitor.sampling.policy import JUDGE_DOWN, QUEUE_FULL
 
     metrics = build_metrics(CollectorRegistry())
     runner = JudgeRunner(unreachable_judge(metrics), metrics, concurrency=1, queue_size=1)

@@ -13,8 +13,8 @@ from agents.kafka.connection import (
     faust_credentials,
     wait_for_broker,
 )
-from monitor.errors import BrokerUnavailable, ConfigError
-from monitor.settings import load_settings
+from monitor.config.errors import BrokerUnavailable, ConfigError
+from monitor.config.settings import load_settings
 
 
 def test_bootstrap_list_accepts_kafka_urls_and_spaces() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from agents.kafka import faust_fixes
-from monitor.errors import DependencyVersionError, RagmonError
-from monitor.settings import Settings
+from monitor.config.errors import DependencyVersionError, RagmonError
+from monitor.config.settings import Settings
 
 
 def test_the_installed_faust_is_one_the_fixes_were_written_for() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.stream.app import create_app
-from monitor.settings import load_settings
+from monitor.config.settings import load_settings
 
 
 def _worker_consumer(**kw: Any) -> Any:

@@ -9,8 +9,8 @@ import pytest
 from agents.output.audit import AuditTrail
 from agents.output.audit_record import MAX_RECORD_BYTES
 from agents.output.records import COUNT_FIELDS, verdict_vector
-from monitor.audit import Redactor, audit_reason, has_failure
-from monitor.settings import load_settings
+from monitor.config.settings import load_settings
+from monitor.output.audit import Redactor, audit_reason, has_failure
 from tests.agents.helpers import citation, claim, fresh_metrics, mixed_verdict, value, verdict
 
 
@@ -142,7 +142,7 @@ def test_audit_records_keep_the_evidence_unless_told_not_to() -> None:
     ] * 3
     assert [c["status"] for c in record["citations"]] == ["valid", "valid", "invalid"]
     # Otherwise the same verdict record as the offline checks write, with claim offsets.
-    from monitor.verdict_io import verdict_to_dict
+    from monitor.output.verdict_io import verdict_to_dict
 
     v = mixed_verdict("e1")
     expected = verdict_to_dict(v)
@@ -163,7 +163,7 @@ def test_audit_records_keep_the_evidence_unless_told_not_to() -> None:
 
 
 def test_sampled_for_judge_is_the_judge_sampling_rule() -> None:
-    from monitor.models import AnswerEvent
+    from monitor.records.models import AnswerEvent
 
     event = AnswerEvent(event_id="e1", answer="x", app="a", question="q?", model="m")
     source: dict[str, Any] = {}

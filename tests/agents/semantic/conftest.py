@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from agents.semantic.model import load_embedder
-from monitor.errors import ModelFileError
+from monitor.config.errors import ModelFileError
 
 
 @pytest.fixture(scope="session")

@@ -22,7 +22,7 @@ from agents.semantic.model import (
     load_vocab,
     verify_file,
 )
-from monitor.errors import ModelFileError, RagmonError
+from monitor.config.errors import ModelFileError, RagmonError
 
 REFERENCE = Path(__file__).with_name("fp32_reference.json")
 
@@ -102,8 +102,8 @@ def test_known_similarities(embedder: Any) -> None:
 
 def _checked(answer: str, documents: list[dict[str, str]]) -> tuple[Any, Any]:
     from monitor.check import check_event
-    from monitor.decode import decode_event
-    from monitor.options import CheckOptions
+    from monitor.config.options import CheckOptions
+    from monitor.inputs.decode import decode_event
 
     options = CheckOptions()
     raw = {"schema_version": "1", "event_id": "e1", "answer": answer, "documents": documents}

@@ -9,9 +9,9 @@ from aiokafka.partitioner import DefaultPartitioner
 from agents.output.records import COUNT_FIELDS, score_entry, score_record
 from agents.stream.aggregate import WindowAggregator, partition_for_app
 from agents.stream.window_store import CountedRecords
+from monitor.config.settings import load_settings
 from monitor.estimation.ppi import labelled_from, population_from, ppi_mean
 from monitor.estimation.window import answer_sums, label_sums
-from monitor.settings import load_settings
 from tests.agents.helpers import fresh_metrics, samples, value
 
 

@@ -16,8 +16,8 @@ from agents.grafana.sync import folder_uid, is_subset, plan
 from agents.stream.alerting import Alerting, build_alerting
 from agents.telemetry.logs import configure_logging
 from agents.telemetry.metrics import Metrics, build_metrics
-from monitor.alerts import AlertRule, WindowFigures, load_rules
-from monitor.settings import load_settings
+from monitor.alerting.alerts import AlertRule, WindowFigures, load_rules
+from monitor.config.settings import load_settings
 
 RULE = AlertRule("validity_low", "validity", "below", 0.95, 0.97, min_events=5, for_seconds=0)
 

@@ -14,10 +14,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agents.output.records import COUNT_FIELDS, verdict_vector, weighted
-from monitor.alerts import AlertState, WindowFigures, evaluate, load_rules
+from monitor.alerting.alerts import AlertState, WindowFigures, evaluate, load_rules
 from monitor.check import check_event
-from monitor.models import AnswerEvent, Document
-from monitor.options import CheckOptions
+from monitor.config.options import CheckOptions
+from monitor.records.models import AnswerEvent, Document
 from tests.agents.stream.test_aggregate import batch, make, value
 
 DOCS = tuple(

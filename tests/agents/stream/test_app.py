@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from agents.stream.app import create_app, faust_config, metrics_payload
-from monitor.settings import load_settings
+from monitor.config.settings import load_settings
 from tests.agents.helpers import samples, value
 
 

@@ -7,8 +7,8 @@ import pytest
 
 import agents.checking.work as check_work
 from agents.stream.check_agent import CheckProcessor, RecordMeta
-from monitor.models import Verdict
-from monitor.settings import load_settings
+from monitor.config.settings import load_settings
+from monitor.records.models import Verdict
 from tests.agents.helpers import fresh_metrics, labels, mixed_verdict, samples, value
 
 

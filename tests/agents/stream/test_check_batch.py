@@ -14,7 +14,7 @@ from agents.checking.work import CheckWork
 from agents.output.outbox import Outbox
 from agents.stream.check_agent import CheckProcessor
 from agents.stream.check_batch import CheckBatches
-from monitor.settings import load_settings
+from monitor.config.settings import load_settings
 from tests.agents.helpers import fresh_metrics, value
 
 

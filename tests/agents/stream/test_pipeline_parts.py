@@ -14,8 +14,8 @@ from agents.demo.traffic import Mix, Traffic, make_answer
 from agents.kafka.broker import EMBEDDED_TIMEOUTS, EmbeddedBroker, embedded_env
 from agents.kafka.topics import ROLES, topic_specs
 from agents.stream.runner import RepeatFilter
-from monitor.errors import ConfigError
-from monitor.settings import load_settings
+from monitor.config.errors import ConfigError
+from monitor.config.settings import load_settings
 
 
 def test_topic_specs_names_and_partitions() -> None:
@@ -38,7 +38,7 @@ def test_topic_specs_names_and_partitions() -> None:
 
 
 def test_check_processes_auto_follows_the_usable_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
-    import monitor.settings as settings_module
+    import monitor.config.settings as settings_module
 
     monkeypatch.delenv("RAGMON_CHECK_PROCESSES", raising=False)
     for cpus, expected in ((1, 0), (2, 1), (16, 1)):
@@ -55,8 +55,8 @@ def test_check_processes_auto_follows_the_usable_cpus(monkeypatch: pytest.Monkey
 
 
 def test_traffic_events_are_valid_and_drift_breaks_citations() -> None:
-    from monitor.decode import decode_event
-    from monitor.models import AnswerEvent
+    from monitor.inputs.decode import decode_event
+    from monitor.records.models import AnswerEvent
 
     options = load_settings().check_options()
     rng = random.Random(5)

@@ -15,17 +15,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from monitor.check import check_bytes
-from monitor.claims import has_words, is_claim
-from monitor.evidence import (
+from monitor.checks.claims import has_words, is_claim
+from monitor.checks.evidence import (
     GENERIC_CODE_WORDS,
     EvidenceIndex,
     claim_terms,
     shared_bigrams,
 )
-from monitor.models import Verdict
-from monitor.numbers import _SCALE_TAIL, LENIENT_NUMBER_RE, NUMBER_RE, numbers, written_in
-from monitor.options import CheckOptions
-from monitor.text import SEPARATORS, STEMS, STOPWORDS, _stem, translator, words
+from monitor.config.options import CheckOptions
+from monitor.records.models import Verdict
+from monitor.text.numbers import _SCALE_TAIL, LENIENT_NUMBER_RE, NUMBER_RE, numbers, written_in
+from monitor.text.words import SEPARATORS, STEMS, STOPWORDS, _stem, translator, words
 
 # Characters that exercise every branch: ASCII letters and punctuation, digits, separators,
 # sentence marks, NUL, non-ASCII letters whose lower case differs in length, CJK, odd spaces.

@@ -25,10 +25,10 @@ from hypothesis import strategies as st
 
 from monitor.check import check_bytes
 from monitor.citations import extract_citations, resolve_citations
-from monitor.decode import decode_event
-from monitor.models import CITATION_ERRORS, REJECTION_REASONS, Rejection, Verdict
-from monitor.options import CheckOptions
-from monitor.verdict_io import dumps_line, verdict_to_dict
+from monitor.config.options import CheckOptions
+from monitor.inputs.decode import decode_event
+from monitor.output.verdict_io import dumps_line, verdict_to_dict
+from monitor.records.models import CITATION_ERRORS, REJECTION_REASONS, Rejection, Verdict
 from tests.unit.monitor.fuzz_campaign import campaign_input
 
 CAMPAIGN_DEFAULT = 20_000

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 import pytest
 
 from monitor.check import check_bytes
-from monitor.models import REJECTION_REASONS, Rejection, Verdict
-from monitor.options import CheckOptions
+from monitor.config.options import CheckOptions
+from monitor.records.models import REJECTION_REASONS, Rejection, Verdict
 from tests.unit.monitor.test_fuzz_check import _assert_outcome
 
 OPTS = CheckOptions()

@@ -55,7 +55,7 @@ def test_the_check_does_not_pull_in_io_libraries() -> None:
     import sys
 
     code = (
-        "import sys, monitor.check, monitor.decode, monitor.verdict_io;"
+        "import sys, monitor.check, monitor.inputs.decode, monitor.output.verdict_io;"
         f"bad = sorted(m for m in {sorted(FORBIDDEN)!r} if m in sys.modules);"
         "print(','.join(bad))"
     )

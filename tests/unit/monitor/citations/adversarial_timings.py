@@ -8,8 +8,8 @@ from __future__ import annotations
 import time
 
 from monitor.citations import extract_citations, resolve_citations
-from monitor.models import AnswerEvent, Document
-from monitor.options import CheckOptions
+from monitor.config.options import CheckOptions
+from monitor.records.models import AnswerEvent, Document
 
 M = 1_000_000
 CASES = {

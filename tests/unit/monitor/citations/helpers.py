@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from monitor.citations import extract_citations, resolve_citations
-from monitor.models import AnswerEvent, Citation, CitationResult, Document, Segment
-from monitor.options import CheckOptions
+from monitor.config.options import CheckOptions
+from monitor.records.models import AnswerEvent, Citation, CitationResult, Document, Segment
 
 PAGES = ("0123456789abcdef", "The company achieved $10M in total revenue for Q1.")
 CODE = "def login(user):\n    check(user)\n    return token\n"

@@ -13,9 +13,9 @@ import sys
 import time
 
 from monitor.citations import extract_citations, resolve_citations
-from monitor.decode import event_from_obj
-from monitor.models import AnswerEvent
-from monitor.options import CheckOptions
+from monitor.config.options import CheckOptions
+from monitor.inputs.decode import event_from_obj
+from monitor.records.models import AnswerEvent
 
 
 def main() -> None:

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from monitor.citations import extract_citations, resolve_citations
-from monitor.models import AnswerEvent, Document
-from monitor.options import CheckOptions
+from monitor.config.options import CheckOptions
+from monitor.records.models import AnswerEvent, Document
 
 M = 1_000_000
 DOCS = (Document(id="r.pdf", pages=("x" * 100,)),)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from monitor.check import check_event
-from monitor.models import AnswerEvent, Document
-from monitor.options import CheckOptions
-from monitor.sentences import split_sentences
+from monitor.config.options import CheckOptions
+from monitor.records.models import AnswerEvent, Document
+from monitor.text.sentences import split_sentences
 from tests.unit.monitor.citations.helpers import check, cites, raws
 
 THREE = tuple(Document(str(i), f"Document {i} text about rainfall.") for i in (1, 2, 3))

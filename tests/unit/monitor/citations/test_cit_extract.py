@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from monitor.citations import extract_citations
-from monitor.models import Segment
-from monitor.options import CheckOptions
+from monitor.config.options import CheckOptions
+from monitor.records.models import Segment
 from tests.unit.monitor.citations.helpers import cites, event, raws
 
 
@@ -173,7 +173,7 @@ def test_urls_as_file_references() -> None:
 
 
 def test_document_id_without_extension_is_accepted_for_lines() -> None:
-    from monitor.models import Document
+    from monitor.records.models import Document
 
     docs = (Document(id="README", text="a\nb"),)
     assert raws("[README:1-2] [OTHER:1-2]", documents=docs) == ["[README:1-2]"]

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from monitor.models import Document
+from monitor.records.models import Document
 from tests.unit.monitor.citations.helpers import cites, raws
 
 # ids "1".."4" in order, plus "9" as the 5th document: [9] resolves by id, [5] by position

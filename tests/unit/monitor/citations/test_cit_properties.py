@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from monitor.citations import extract_citations, resolve_citations
-from monitor.models import AnswerEvent, Document, Segment
-from monitor.options import CheckOptions
+from monitor.config.options import CheckOptions
+from monitor.records.models import AnswerEvent, Document, Segment
 
 NASTY = "[]:-–,.|0123456789 ab`~\n/\"'excerpt()\\_%$kM"
 TOKENS = [

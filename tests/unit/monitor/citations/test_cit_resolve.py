@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from monitor.models import CITATION_ERRORS, Document, Segment
-from monitor.options import CheckOptions
+from monitor.config.options import CheckOptions
+from monitor.records.models import CITATION_ERRORS, Document, Segment
 from tests.unit.monitor.citations.helpers import CODE, PAGES, check, errors
 
 DATA = {"quote": {"premium": 1200, "city": "Springfield", "ok": True}, "items": [{"price": 2.5}]}

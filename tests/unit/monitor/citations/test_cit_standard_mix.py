@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from monitor.citations import extract_citations, resolve_citations
-from monitor.decode import event_from_obj
-from monitor.models import AnswerEvent
-from monitor.options import CheckOptions
+from monitor.config.options import CheckOptions
+from monitor.inputs.decode import event_from_obj
+from monitor.records.models import AnswerEvent
 
 GENERATOR = Path("/work/shared/bench/make_events.py")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from monitor.models import (
+from monitor.records.models import (
     AnswerEvent,
     Citation,
     CitationResult,

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from monitor.config.settings import load_settings
 from monitor.judge.config import JudgeConfig
 from monitor.judge.formats import (
     fallbacks,
@@ -18,7 +19,6 @@ from monitor.judge.formats import (
 )
 from monitor.judge.prompt import reply_token_cap
 from monitor.judge.wire import MAX_DETAIL_CHARS, redact, server_error_text
-from monitor.settings import load_settings
 
 
 @pytest.mark.parametrize(

@@ -22,8 +22,8 @@ from monitor.judge.request import (
     select_evidence,
 )
 from monitor.judge.schema import AnswerVerdict, PairVerdict
-from monitor.models import ClaimResult, Support
-from monitor.sampling import JUDGE_DOWN, QUEUE_FULL, Decision, Sampler, SamplingPolicy
+from monitor.records.models import ClaimResult, Support
+from monitor.sampling.policy import JUDGE_DOWN, QUEUE_FULL, Decision, Sampler, SamplingPolicy
 from tests.unit.monitor.judge.helpers import DOC, event, verdict
 
 
@@ -289,7 +289,7 @@ def test_a_passage_that_failed_a_content_check_is_still_evidence() -> None:
 
 
 def test_the_estimation_sample_is_the_base_rate_hash_sample_only() -> None:
-    from monitor.sampling import hash_fraction
+    from monitor.sampling.policy import hash_fraction
 
     sampler = Sampler(
         SamplingPolicy(base_rate=0.3, oversample_rate=0.9, calls_per_minute=0, tokens_per_hour=0)

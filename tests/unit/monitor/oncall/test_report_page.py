@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from monitor.alerts import AlertRule
+from monitor.alerting.alerts import AlertRule
+from monitor.checks.scoring import claim_tally
 from monitor.oncall.links import dashboard_url, evidence_url, parse_time, template_url
 from monitor.oncall.page import marked_answer, render_page, render_runbook
 from monitor.oncall.query import AuditFilter, AuditItem, group, ranked_answers, record_counts
 from monitor.oncall.report import EvidenceQuery, build_report
-from monitor.scoring import claim_tally
-from tests.unit.monitor.oncall.conftest import audit_record, checked, event_dict
+from tests.unit.monitor.conftest import audit_record, checked, event_dict
 
 RULE = AlertRule("hallucination_high", "hallucination", "above", 0.1, 0.08, summary="too many")
 CLEAN = "Revenue grew 12% in 2023 [r.pdf:1:12-40]."
@@ -27,7 +27,7 @@ def item(record: dict[str, Any], offset: int = 0) -> AuditItem:
 def test_record_counts_match_the_window_vector(record: dict[str, Any]) -> None:
     # Two claims, each citing one span: [0] valid (the claim says 2023's figure is 12%, the
     # passage too, but the claim's "2023" is cut off the span: not_supported) and [1] out of
-    # bounds (no valid citation: hallucinated). The recount equals monitor.scoring's tally.
+    # bounds (no valid citation: hallucinated). The recount equals monitor.checks.scoring's tally.
     assert record_counts(record) == {
         "citations": 2, "valid_citations": 1, "claims": 2, "cited_claims": 2,
         "decided_claims": 2, "supported_claims": 0, "unsupported_claims": 2,

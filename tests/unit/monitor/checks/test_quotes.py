@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from monitor.models import AnswerEvent, Citation, CitationResult, Claim
-from monitor.options import CheckOptions
-from monitor.quotes import check_quotes, quote_found
+from monitor.checks.quotes import check_quotes, quote_found
+from monitor.config.options import CheckOptions
+from monitor.records.models import AnswerEvent, Citation, CitationResult, Claim
 
 OPTIONS = CheckOptions()
 EVIDENCE = "The CEO said the company would “double down on safety” in 2024, and, dare I say, grow."

@@ -4,17 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from monitor.models import (
-    AnswerEvent,
-    Citation,
-    CitationResult,
-    Claim,
-    ClaimResult,
-    Scores,
-    Support,
-    Verdict,
-)
-from monitor.trec import (
+from monitor.output.trec import (
     CitationAssessment,
     Response,
     format_leaderboard,
@@ -23,6 +13,16 @@ from monitor.trec import (
     qrels,
     response_from,
     topic_of,
+)
+from monitor.records.models import (
+    AnswerEvent,
+    Citation,
+    CitationResult,
+    Claim,
+    ClaimResult,
+    Scores,
+    Support,
+    Verdict,
 )
 
 

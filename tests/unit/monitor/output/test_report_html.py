@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from monitor.report_html import ReportRow, area, render_report, roc_points
+from monitor.output.report_html import ReportRow, area, render_report, roc_points
 
 
 def test_roc_points_and_area_by_hand() -> None:

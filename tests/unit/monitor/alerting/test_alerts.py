@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from monitor.alerts import (
+from monitor.alerting.alerts import (
     AlertRule,
     AlertState,
     WindowFigures,
@@ -21,7 +21,7 @@ from monitor.alerts import (
     parse_duration,
     parse_rules,
 )
-from monitor.errors import ConfigError
+from monitor.config.errors import ConfigError
 from monitor.estimation.window import answer_sums, label_sums
 
 VALIDITY = AlertRule(
@@ -321,8 +321,8 @@ def test_estimated_rules_fire_on_the_far_bound_once_enough_claims_are_judged() -
 
 
 def test_min_judged_is_checked() -> None:
-    from monitor.alerts import parse_rules
-    from monitor.errors import ConfigError
+    from monitor.alerting.alerts import parse_rules
+    from monitor.config.errors import ConfigError
 
     text = "rules:\n  - {name: h, figure: hallucination, above: 0.1, min_judged: %s}\n"
     assert parse_rules(text % 50)[0].min_judged == 50

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from monitor.checks.claims import classify_claim, split_claims
 from monitor.citations.extract import extract_citations
-from monitor.claims import classify_claim, split_claims
-from monitor.models import AnswerEvent, Citation, Segment
-from monitor.options import CheckOptions
-from monitor.sentences import split_sentences
+from monitor.config.options import CheckOptions
+from monitor.records.models import AnswerEvent, Citation, Segment
+from monitor.text.sentences import split_sentences
 
 OPTIONS = CheckOptions()
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from monitor.check import check_event
-from monitor.grounding import context_texts, render_data
-from monitor.models import AnswerEvent, Document
-from monitor.options import CheckOptions
+from monitor.checks.grounding import context_texts, render_data
+from monitor.config.options import CheckOptions
+from monitor.records.models import AnswerEvent, Document
 
 DOCS = (
     Document("a", "The reservoir held 40 million cubic metres in May. Inflows fell in June."),

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from monitor.contrast import contrasts, negated, restated, value_date_mismatch, verbatim
-from monitor.support import CONTRADICTION_FACTOR, calibrated, lexical_support, signals
+from monitor.checks.contrast import contrasts, negated, restated, value_date_mismatch, verbatim
+from monitor.checks.support import CONTRADICTION_FACTOR, calibrated, lexical_support, signals
 
 
 def verdict_of(claim: str, evidence: str) -> tuple[str, tuple[str, ...]]:

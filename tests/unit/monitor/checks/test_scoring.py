@@ -2,7 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from monitor.models import (
+from monitor.checks.scoring import OVERALL_WEIGHTS, answer_scores
+from monitor.config.options import CheckOptions
+from monitor.records.models import (
     AnswerEvent,
     Citation,
     CitationResult,
@@ -12,8 +14,6 @@ from monitor.models import (
     GoldSpan,
     Support,
 )
-from monitor.options import CheckOptions
-from monitor.scoring import OVERALL_WEIGHTS, answer_scores
 
 OPTS = CheckOptions()
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from monitor.envcheck import UnknownVariable, env_name, unknown_variables
-from monitor.errors import ConfigError
-from monitor.settings import known_variables, load_settings, server_problem
+from monitor.config.envcheck import UnknownVariable, env_name, unknown_variables
+from monitor.config.errors import ConfigError
+from monitor.config.settings import known_variables, load_settings, server_problem
 
 
 def test_a_typo_is_reported_with_the_closest_known_name() -> None:

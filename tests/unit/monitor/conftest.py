@@ -5,12 +5,12 @@ from typing import Any
 
 import pytest
 
-from monitor.audit_text import AuditText, explain
 from monitor.check import check_event
-from monitor.decode import decode_event
-from monitor.models import AnswerEvent, Verdict
-from monitor.options import CheckOptions
-from monitor.verdict_io import verdict_to_dict
+from monitor.config.options import CheckOptions
+from monitor.inputs.decode import decode_event
+from monitor.output.audit_text import AuditText, explain
+from monitor.output.verdict_io import verdict_to_dict
+from monitor.records.models import AnswerEvent, Verdict
 
 DOC = "The report: revenue grew 12% in 2023 while costs fell sharply over the year."
 

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from monitor.audit_text import AuditText, bare_marker, clip, strip_judge_text
-from tests.unit.monitor.oncall.conftest import DOC, audit_record, event_dict
+from monitor.output.audit_text import AuditText, bare_marker, clip, strip_judge_text
+from tests.unit.monitor.conftest import DOC, audit_record, event_dict
 
 
 def test_all_keeps_question_answer_passage_and_context(record: dict[str, Any]) -> None:

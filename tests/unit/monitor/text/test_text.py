@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from monitor.numbers import NumberSet, numbers, written_in
-from monitor.text import (
+from monitor.text.numbers import NumberSet, numbers, written_in
+from monitor.text.words import (
     content_stems,
     identifiers,
     quotations,

@@ -1,4 +1,4 @@
-"""monitor.dates: calendar dates in every written form, and JSON-path date values."""
+"""monitor.text.dates: calendar dates in every written form, and JSON-path date values."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from monitor.citations.values import value_stated
-from monitor.dates import date_stated, dates, missing_dates
+from monitor.text.dates import date_stated, dates, missing_dates
 
 MONTHS = "January February March April May June July August September October November December"
 NAMES = MONTHS.split()

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from monitor.calibration import (
+from monitor.output.calibration import (
     agreement_rate,
     agreement_report,
     auroc,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from monitor.sampling import (
+from monitor.sampling.policy import (
     Budget,
     Candidate,
     FairShare,

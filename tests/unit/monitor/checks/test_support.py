@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from monitor.check import check_event
-from monitor.decode import decode_event
-from monitor.models import AnswerEvent, Citation, CitationResult, Claim, Rejection
-from monitor.options import CheckOptions
-from monitor.support import assess_claim, calibrated, lexical_support, signals
+from monitor.checks.support import assess_claim, calibrated, lexical_support, signals
+from monitor.config.options import CheckOptions
+from monitor.inputs.decode import decode_event
+from monitor.records.models import AnswerEvent, Citation, CitationResult, Claim, Rejection
 
 OPTIONS = CheckOptions()
 EVENT = AnswerEvent(event_id="e", answer="")

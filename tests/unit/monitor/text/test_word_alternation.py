@@ -8,8 +8,8 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from monitor import dates, units
-from monitor.text import word_alternation
+from monitor.text import dates, units
+from monitor.text.words import word_alternation
 
 NUMBER = r"(\d(?<![\w.,]\d)(?:\d{0,2}(?:,\d{3})+|\d*))(\.\d+)?\s?("
 MONTH_YEAR = r"(?<![\w-])(%s)\.?,?\s+([12]\d{3})(?!\w)"
@@ -67,6 +67,6 @@ def test_longest_word_first_and_backtracking_kept() -> None:
     )
 )
 def test_claim_core_fast_path_is_the_split_and_join(text: str) -> None:
-    from monitor.contrast import claim_core
+    from monitor.checks.contrast import claim_core
 
     assert claim_core(text) == " ".join(text.split()).rstrip(" .!?;:")

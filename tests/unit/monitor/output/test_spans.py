@@ -5,7 +5,7 @@ import itertools
 from hypothesis import given
 from hypothesis import strategies as st
 
-from monitor.spans import (
+from monitor.output.spans import (
     intersection_size,
     jaccard,
     merge,

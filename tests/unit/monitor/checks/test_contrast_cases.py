@@ -1,5 +1,5 @@
 """Hand-written cases of the five meaning flips (issue 16), none of them seen while writing
-monitor/contrast.py, through the whole check (extract, resolve, split, support): each flip is
+monitor/checks/contrast.py, through the whole check (extract, resolve, split, support): each flip is
 not_supported with a reason naming its category; each look-alike control (same meaning in other
 words, units or date formats) carries no flip reason. The cases live in contrast_cases.jsonl;
 a case the cheap checks are known to miss is kept there with its `known_limit` (an xfail, strict:
@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from monitor.check import check_event
-from monitor.models import AnswerEvent, Document
-from monitor.options import CheckOptions
+from monitor.config.options import CheckOptions
+from monitor.records.models import AnswerEvent, Document
 
 FLIPS = ("negation_mismatch", "antonym", "unit_mismatch", "date_mismatch", "entity_swap")
 CASES = [

@@ -1,4 +1,4 @@
-"""monitor/cpus.py: the cgroup CPU quota read from fake /proc and cgroup files laid out in a
+"""monitor/config/cpus.py: the cgroup CPU quota read from fake /proc and cgroup files laid out in a
 temporary root, as v2 (with and without a cgroup namespace), v1 (Docker without one) and the
 hybrid layout (v1 cpu controller beside an empty v2 tree)."""
 
@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from monitor import cpus
-from monitor.cpus import (
+from monitor.config import cpus
+from monitor.config.cpus import (
     cgroup_cpu_limit,
     parse_cfs,
     parse_cpu_max,
@@ -160,7 +160,7 @@ def test_usable_cpus_is_the_mask_capped_by_the_quota() -> None:
 
 def test_check_processes_auto_reads_the_quota(monkeypatch: pytest.MonkeyPatch) -> None:
     """An 8-core affinity mask inside a one-CPU container: no check process."""
-    from monitor.settings import load_settings
+    from monitor.config.settings import load_settings
 
     monkeypatch.delenv("RAGMON_CHECK_PROCESSES", raising=False)
     monkeypatch.setattr(cpus, "affinity_cpus", lambda: 8)

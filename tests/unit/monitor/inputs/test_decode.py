@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from monitor.decode import decode_event
-from monitor.models import AnswerEvent, Rejection
-from monitor.options import CheckOptions
+from monitor.config.options import CheckOptions
+from monitor.inputs.decode import decode_event
+from monitor.records.models import AnswerEvent, Rejection
 from tests.conftest import SHARED
 
 OPTS = CheckOptions()
