@@ -18,7 +18,18 @@ from collections import Counter
 from typing import Any
 
 import structlog
+from faust.web import View
 
+from agents.evidence.auth import (
+    COOKIE,
+    LOGIN_PATH,
+    REALM,
+    Access,
+    login_page,
+    safe_next,
+    same_origin,
+    startup_problem,
+)
 from agents.evidence.source import audit_topic, decoded, read_one, read_window
 from agents.kafka.topics import topic_specs
 from monitor.alerting.alerts import AlertRule, load_rules, parse_duration
@@ -34,12 +45,14 @@ from monitor.oncall.links import (
 from monitor.oncall.page import esc, render_index, render_page, render_runbook
 from monitor.oncall.query import CLAIM_VERDICTS
 from monitor.oncall.report import EvidenceQuery, build_report
+from monitor.output.audit import Redactor
 
 log = structlog.get_logger("ragmon.evidence")
 
 DEFAULT_SINCE = "15m"
 PAGE_HEADERS = {
-    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'",
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; "
+    "form-action 'self'; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
@@ -104,16 +117,31 @@ async def evidence_report(settings: Settings, query: EvidenceQuery) -> dict[str,
 
 
 def install(app: Any, settings: Settings, port: int) -> None:
-    """Add the evidence routes to a Faust app's web server."""
-    rules = {r.name: r for r in load_rules(settings.rules_file)}
+    """Add the evidence routes to a Faust app's web server (none with RAGMON_EVIDENCE=off).
+    Raises ConfigError when they would be open on a non-loopback address."""
+    problem = startup_problem(settings)
+    if problem:
+        raise ConfigError(problem)
     base = base_url(settings.public_url, settings.metrics_host, port)
+
+    async def runbook_view(view: Any, request: Any) -> Any:
+        return view.html(render_runbook(base), headers=dict(PAGE_HEADERS))
+
+    app.page(RUNBOOK_PATH, name="ragmon_runbook")(runbook_view)  # docs: open, also when off
+    if not settings.evidence:
+        return
+    access = Access.from_settings(settings)
+    # Records written before RAGMON_REDACT was set, and raw answer records, carry the texts
+    # unredacted: the page and its JSON redact again on the way out.
+    redactor = Redactor.from_setting(settings.redact)
+    rules = {r.name: r for r in load_rules(settings.rules_file)}
     topics = {role: spec.name for role, spec in topic_specs(settings).items()}
 
     async def report_for(request: Any) -> tuple[dict[str, Any] | None, str, int]:
         """The report, or why not and the HTTP status."""
         try:
             query = parse_query(request.query, settings, rules, time.time())
-            return await evidence_report(settings, query), "", 200
+            return redactor.record(await evidence_report(settings, query)), "", 200
         except BadQuery as exc:
             return None, str(exc), 400
         except RagmonError as exc:  # the broker is unreachable
@@ -173,7 +201,7 @@ def install(app: Any, settings: Settings, port: int) -> None:
             return view.json({"error": f"cannot read {topic}: {exc}"}, status=503)
         if message is None:
             return view.json({"error": "no such record (past retention?)"}, status=404)
-        return view.json({"topic": topic, **decoded(message)})
+        return view.json(redactor.record({"topic": topic, **decoded(message)}))
 
     async def audit_record_view(view: Any, request: Any) -> Any:
         return await record_view(view, request, "audit")
@@ -181,14 +209,57 @@ def install(app: Any, settings: Settings, port: int) -> None:
     async def answer_record_view(view: Any, request: Any) -> Any:
         return await record_view(view, request, "answers")
 
-    async def runbook_view(view: Any, request: Any) -> Any:
-        return html(view, render_runbook(base))
+    def guarded(handler: Any, kind: str) -> Any:
+        """The handler behind a login: 401 without one (a login form for a browser, JSON for
+        the API), with the bearer challenge."""
 
-    app.page(EVIDENCE_PATH, name="ragmon_evidence")(page_view)
-    app.page(API_PATH, name="ragmon_evidence_api")(api_view)
-    app.page(API_PATH + "/record", name="ragmon_evidence_record")(audit_record_view)
-    app.page(API_PATH + "/answer", name="ragmon_evidence_answer")(answer_record_view)
-    app.page(RUNBOOK_PATH, name="ragmon_runbook")(runbook_view)
+        async def view_fn(view: Any, request: Any) -> Any:
+            if access.authenticate(request.headers, request.cookies) is None:
+                headers = {"WWW-Authenticate": REALM, "Cache-Control": "no-store"}
+                if kind == "json":
+                    message = "give the evidence token: Authorization: Bearer <token>"
+                    return view.json({"error": message}, status=401, headers=headers)
+                target = str(request.rel_url)
+                return view.html(
+                    login_page(target), status=401, headers={**PAGE_HEADERS, **headers}
+                )
+            return await handler(view, request)
+
+        view_fn.__name__ = handler.__name__
+        view_fn.__doc__ = handler.__doc__
+        return view_fn
+
+    class LoginView(View):
+        """GET: the form; POST: the token → the login cookie, then back where the link led."""
+
+        async def get(self, request: Any) -> Any:
+            return html(self, login_page(safe_next(request.query.get("next"))))
+
+        async def post(self, request: Any) -> Any:
+            form = await request.post()
+            target = safe_next(str(form.get("next") or ""))
+            if not same_origin(request.headers):
+                return html(self, login_page(target, "cross-site login refused"), 403)
+            cookie = access.login_cookie(str(form.get("token") or ""))
+            if cookie is None:
+                log.warning("evidence login refused", remote=request.remote)
+                return html(self, login_page(target, "wrong token"), 401)
+            log.info("evidence login", remote=request.remote)
+            headers = {"Location": target, "Set-Cookie": access.set_cookie(cookie)}
+            return self.html("", status=303, headers={**PAGE_HEADERS, **headers})
+
+    app.page(EVIDENCE_PATH, name="ragmon_evidence")(guarded(page_view, "html"))
+    app.page(API_PATH, name="ragmon_evidence_api")(guarded(api_view, "json"))
+    app.page(API_PATH + "/record", name="ragmon_evidence_record")(
+        guarded(audit_record_view, "json")
+    )
+    app.page(API_PATH + "/answer", name="ragmon_evidence_answer")(
+        guarded(answer_record_view, "json")
+    )
+    app.page(LOGIN_PATH, name="ragmon_evidence_login")(LoginView)
     log.debug(
-        "evidence page installed", url=base + EVIDENCE_PATH, audit_topic=audit_topic(settings)
+        "evidence page installed",
+        url=base + EVIDENCE_PATH,
+        audit_topic=audit_topic(settings),
+        login="none (loopback)" if access.open else COOKIE,
     )
