@@ -30,9 +30,16 @@ from agents.evidence.auth import (
     same_origin,
     startup_problem,
 )
+from agents.evidence.params import (
+    DEFAULT_SINCE,
+    BadQuery,
+    NotFound,
+    parse_query,
+    unknown_app,
+)
 from agents.evidence.source import audit_topic, decoded, read_one, read_window
 from agents.kafka.topics import topic_specs
-from monitor.alerting.alerts import AlertRule, load_rules, parse_duration
+from monitor.alerting.alerts import load_rules, parse_duration
 from monitor.config.errors import ConfigError, RagmonError
 from monitor.config.settings import Settings
 from monitor.oncall.links import (
@@ -40,16 +47,15 @@ from monitor.oncall.links import (
     EVIDENCE_PATH,
     RUNBOOK_PATH,
     base_url,
-    parse_time,
 )
-from monitor.oncall.page import esc, render_index, render_page, render_runbook
-from monitor.oncall.query import CLAIM_VERDICTS
+from monitor.oncall.page import esc, render_index, render_not_found, render_page, render_runbook
 from monitor.oncall.report import EvidenceQuery, build_report
 from monitor.output.audit import Redactor
 
 log = structlog.get_logger("ragmon.evidence")
 
-DEFAULT_SINCE = "15m"
+#: how long past a range the page looks for the judge's records of its answers
+JUDGE_GRACE_SECONDS = 600.0
 PAGE_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; "
     "form-action 'self'; frame-ancestors 'none'",
@@ -60,59 +66,28 @@ PAGE_HEADERS = {
 _READS = asyncio.Semaphore(1)
 
 
-class BadQuery(RagmonError):
-    """A request the page cannot answer (400)."""
-
-
-def parse_query(
-    params: Any, settings: Settings, rules: dict[str, AlertRule], now: float
-) -> EvidenceQuery:
-    app = str(params.get("app") or "").strip()
-    if not app:
-        raise BadQuery("give an app: /evidence?app=APP&rule=RULE&since=15m (or from=&to=)")
-    rule = None
-    name = str(params.get("rule") or "").strip()
-    if name:
-        if name not in rules:
-            raise BadQuery(f"unknown rule {name!r}; rules: {', '.join(sorted(rules))}")
-        rule = rules[name]
-    try:
-        end = parse_time(params["to"]) if params.get("to") else now
-        if params.get("from"):
-            start = parse_time(params["from"])
-        else:
-            since = params.get("since") or (
-                f"{int(rule.window_seconds + rule.for_seconds)}s" if rule else DEFAULT_SINCE
-            )
-            start = end - parse_duration(since, "since")
-    except (ValueError, ConfigError) as exc:
-        raise BadQuery(str(exc)) from None
-    if start > end:
-        raise BadQuery("from is after to")
-    start = max(start, end - settings.evidence_max_hours * 3600)
-    verdicts = tuple(v for v in str(params.get("verdict") or "").split(",") if v)
-    if set(verdicts) - set(CLAIM_VERDICTS):
-        raise BadQuery(f"verdict must be among {', '.join(CLAIM_VERDICTS)}")
-    limit = settings.evidence_answers
-    if params.get("limit"):
-        try:
-            limit = max(1, min(int(params["limit"]), 500))
-        except ValueError:
-            raise BadQuery("limit must be a number") from None
-    return EvidenceQuery(app, start, end, rule, verdicts, limit)
-
-
-async def evidence_report(settings: Settings, query: EvidenceQuery) -> dict[str, Any]:
+async def evidence_report(
+    settings: Settings, query: EvidenceQuery, now: float | None = None
+) -> dict[str, Any]:
+    """The report; NotFound when the app has no record in the range and is not allowed."""
+    now = time.time() if now is None else now
+    # the judge's records (and drops, and the alert's own record) come after what they are
+    # about: read on past the range for them, up to now
+    after = min(now, query.end + JUDGE_GRACE_SECONDS)
     async with _READS:
         window = await read_window(
-            settings, query.start, query.end, settings.evidence_max_records, query.app
+            settings, query.start, query.end, settings.evidence_max_records, query.app, after
         )
+    missing = unknown_app(query.app, window.apps, settings.app_allowlist, query.start, query.end)
+    if missing is not None:
+        raise missing
     return build_report(
         window.items,
         query,
         settings.audit_sample_rate,
         records_read=window.read,
         truncated=window.truncated,
+        looked_until=after,
     )
 
 
@@ -137,13 +112,15 @@ def install(app: Any, settings: Settings, port: int) -> None:
     rules = {r.name: r for r in load_rules(settings.rules_file)}
     topics = {role: spec.name for role, spec in topic_specs(settings).items()}
 
-    async def report_for(request: Any) -> tuple[dict[str, Any] | None, str, int]:
+    async def report_for(request: Any) -> tuple[dict[str, Any] | None, str | NotFound, int]:
         """The report, or why not and the HTTP status."""
         try:
             query = parse_query(request.query, settings, rules, time.time())
             return redactor.record(await evidence_report(settings, query)), "", 200
         except BadQuery as exc:
             return None, str(exc), 400
+        except NotFound as exc:
+            return None, exc, 404
         except RagmonError as exc:  # the broker is unreachable
             log.warning("evidence page could not read the audit topic", error=str(exc))
             return None, f"cannot read the audit trail: {exc}", 503
@@ -159,14 +136,19 @@ def install(app: Any, settings: Settings, port: int) -> None:
             since = parse_duration(request.query.get("since") or DEFAULT_SINCE, "since")
         except ConfigError as exc:
             return html(view, f"<p>{esc(exc)}</p>", 400)
-        start = max(now - since, now - settings.evidence_max_hours * 3600)
+        if since > settings.evidence_max_hours * 3600:
+            problem = f"since is longer than RAGMON_EVIDENCE_MAX_HOURS ({settings.evidence_max_hours:g} h)"
+            return html(view, f"<p>{esc(problem)}</p>", 400)
+        start = now - since
         try:
             async with _READS:
                 window = await read_window(settings, start, now, settings.evidence_max_records)
         except RagmonError as exc:
             return html(view, f"<p>cannot read the audit trail: {esc(exc)}</p>", 503)
         apps = Counter(
-            str(i.record.get("app")) for i in window.items if not i.is_judge and i.record.get("app")
+            str(i.record.get("app"))
+            for i in window.items
+            if i.record.get("event_id") and not i.is_judge and i.record.get("app")
         )
         return html(view, render_index(apps, base, start, now, request.query.get("rule")))
 
@@ -174,6 +156,8 @@ def install(app: Any, settings: Settings, port: int) -> None:
         if not request.query.get("app"):
             return await index(view, request)
         report, problem, status = await report_for(request)
+        if isinstance(problem, NotFound):
+            return html(view, render_not_found(problem, dict(request.query), base), 404)
         if report is None:
             body = f"<!doctype html><title>ragmon evidence</title><p>{esc(problem)}</p>"
             return html(view, body, status)
@@ -181,6 +165,9 @@ def install(app: Any, settings: Settings, port: int) -> None:
 
     async def api_view(view: Any, request: Any) -> Any:
         report, problem, status = await report_for(request)
+        if isinstance(problem, NotFound):
+            body = {"error": str(problem), "unknown": problem.what, "known": problem.known}
+            return view.json(body, status=404)
         if report is None:
             return view.json({"error": problem}, status=status)
         return view.json(report)
