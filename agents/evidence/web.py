@@ -48,8 +48,9 @@ from monitor.oncall.links import (
     RUNBOOK_PATH,
     base_url,
 )
-from monitor.oncall.page import esc, render_index, render_not_found, render_page, render_runbook
+from monitor.oncall.page import esc, render_index, render_not_found, render_page
 from monitor.oncall.report import EvidenceQuery, build_report
+from monitor.oncall.runbook import render_runbook
 from monitor.output.audit import Redactor
 
 log = structlog.get_logger("ragmon.evidence")
@@ -100,9 +101,19 @@ def install(app: Any, settings: Settings, port: int) -> None:
     base = base_url(settings.public_url, settings.metrics_host, port)
 
     async def runbook_view(view: Any, request: Any) -> Any:
-        return view.html(render_runbook(base), headers=dict(PAGE_HEADERS))
+        return view.html(render_runbook(base) or "", headers=dict(PAGE_HEADERS))
 
-    app.page(RUNBOOK_PATH, name="ragmon_runbook")(runbook_view)  # docs: open, also when off
+    async def rule_runbook_view(view: Any, request: Any, rule: str) -> Any:
+        """One rule's section: what the alert's runbook_url points at."""
+        page = render_runbook(base, rule)
+        if page is None:
+            return view.html(f"<p>no runbook section for {esc(rule)}</p>", status=404,
+                             headers=dict(PAGE_HEADERS))  # fmt: skip
+        return view.html(page, headers=dict(PAGE_HEADERS))
+
+    # docs, no answer text: open, also with the page off
+    app.page(RUNBOOK_PATH, name="ragmon_runbook")(runbook_view)
+    app.page(RUNBOOK_PATH + "/{rule}", name="ragmon_runbook_rule")(rule_runbook_view)
     if not settings.evidence:
         return
     access = Access.from_settings(settings)

@@ -170,7 +170,7 @@ class Alerting:
             t,
             examples=sample,
             evidence_url=evidence_url(self.links_base, t.app, t.rule.name, start, t.at),
-            runbook_url=self.runbook or runbook_url("", self.links_base),
+            runbook_url=runbook_url(self.runbook, self.links_base, t.rule.name),
         )
 
     def restore(self, app: str) -> None:

@@ -190,7 +190,8 @@ class Settings(BaseSettings):
     #: RAGMON_PUBLIC_URL: the worker's web server as on-call engineers reach it (behind a proxy,
     #: a load balancer); alert links point there. Empty: http://RAGMON_METRICS_HOST:PORT.
     public_url: str = ""
-    #: RAGMON_RUNBOOK_URL: the runbook alerts link to (empty: the worker's /evidence/runbook).
+    #: RAGMON_RUNBOOK_URL: where you host docs/runbook.md; alerts link to `<url>#<rule>` (empty:
+    #: the worker's /evidence/runbook/<rule>).
     runbook_url: str = ""
     #: RAGMON_EVIDENCE_MAX_RECORDS: audit records one evidence request keeps at most (the newest;
     #: the page says so when a range holds more), ~7.6 kB each while the request runs (its bytes

@@ -192,32 +192,6 @@ def render_page(report: Mapping[str, Any], base: str = "") -> str:
     )
 
 
-RUNBOOK_STEPS = (
-    "Open the alert's evidence link (annotation, log line, Prometheus or Grafana rule): the page "
-    "lists the answers that moved the app's rate in the alert's window, the one that moved it "
-    "most first.",
-    "Read the first answers: the claim marked in the answer, its citation, the cited passage "
-    "(highlighted in its document), the error code or the cheap verdict's reasons, and the "
-    "judge's reasoning when it judged the answer.",
-    "Decide: citation errors (document_not_found, span_out_of_bounds, …) point at retrieval or "
-    "the answer's formatting; not_supported claims with valid citations point at generation.",
-    "From a shell: `ragmon audit --app APP --since 15m --verdict not_supported` lists the same "
-    "answers; `--json` for scripts, `--follow` to watch new ones arrive.",
-    "Dead letters: `ragmon dlq list`, `ragmon dlq show`, and after a fix `ragmon dlq replay` "
-    "(a dry run unless --yes; replaying twice does nothing).",
-)
-
-
-def render_runbook(evidence_base: str) -> str:
-    steps = "".join(f"<li>{esc(s)}</li>" for s in RUNBOOK_STEPS)
-    return (
-        "<!doctype html><html lang=en><head><meta charset=utf-8><title>ragmon runbook</title>"
-        f"<style>{_CSS}</style></head><body><h1>ragmon: from a page to the evidence</h1>"
-        f"<ol>{steps}</ol><p>Evidence page: {link(evidence_base + EVIDENCE_PATH, evidence_base + EVIDENCE_PATH)}"
-        "?app=APP&amp;rule=RULE&amp;since=15m</p></body></html>"
-    )
-
-
 def render_index(
     apps: Mapping[str, int], base: str, start: float, end: float, rule: str | None = None
 ) -> str:

@@ -121,8 +121,12 @@ def test_the_page_needs_the_token_metrics_do_not_and_redaction_holds(
     assert get(api)[0] == 401
     assert get(api, {"Authorization": "Bearer wrong-token-wrong-token"})[0] == 401
     assert get(f"{worker.base}/evidence/api/answer?partition=0&offset=0")[0] == 401
-    # /metrics stays open for Prometheus
+    # /metrics stays open for Prometheus; the runbook (docs, no answers) too, a page per rule
     assert get(worker.base + "/metrics")[0] == 200
+    status, _, body = get(worker.base + "/evidence/runbook/hallucination_high")
+    assert status == 200 and b"<h1>ragmon runbook: hallucination_high</h1>" in body
+    assert b"First three things to check" in body
+    assert get(worker.base + "/evidence/runbook/no_such_rule")[0] == 404
 
     def report() -> dict[str, Any] | None:
         status, _, body = get(api, bearer)
