@@ -209,7 +209,8 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
         audit_json = channels["audit_json"]
 
         def record_alert(t: Transition) -> None:
-            audit_json.send_soon(key=t.app.encode("utf-8"), value=alert_record(t))
+            record = alert_record(t, settings.window_seconds)  # the window it was computed on
+            audit_json.send_soon(key=t.app.encode("utf-8"), value=record)
 
         alerting.recorder = record_alert
     scores = channels["scores"]

@@ -41,7 +41,9 @@ def _number(value: Any, digits: int = 6) -> float | None:
     return round(float(value), digits) if isinstance(value, int | float) else None
 
 
-def alert_record(t: Transition) -> dict[str, Any]:
+def alert_record(t: Transition, window_seconds: float | None = None) -> dict[str, Any]:
+    """`window_seconds`: the window the figures were computed over (the worker's aggregate
+    window, RAGMON_WINDOW_SECONDS), when it is not the rule's own."""
     figures, rule, figure = t.figures, t.rule, t.rule.figure
     values = figures.values
     judged = values.get(f"{figure}_judged")
@@ -64,7 +66,7 @@ def alert_record(t: Transition) -> dict[str, Any]:
         "judged": int(judged) if isinstance(judged, int | float) else None,
         "scale": scale_of(figure, values),
         "events": figures.events,
-        "window_seconds": rule.window_seconds,
+        "window_seconds": rule.window_seconds if window_seconds is None else window_seconds,
         "text": figures.describe(figure),
         "no_data": t.no_data,
         "notification_id": t.notification_id,

@@ -109,7 +109,11 @@ def _citations(citations: Sequence[Mapping[str, Any]], text_level: object = None
 def _answer(entry: Mapping[str, Any], base: str) -> str:
     move = entry.get("move")
     moved = (
-        "" if move is None else f'<span class="move">moved the rate by {move * 100:+.2f} pp</span>'
+        ""
+        if move is None
+        else f'<span class="move">moved the rate by {move * 100:+.2f} pp</span> '
+        '<span class="meta">(the cheap checks\' rate over the audited answers: with this answer '
+        "against without it)</span>"
     )
     links = []
     audit = entry.get("audit_record") or {}

@@ -38,10 +38,10 @@ def _alert(record: Mapping[str, Any]) -> str:
             f"{_pct(record.get('lower'))}–{_pct(record.get('upper'))}, "
             f"{esc(record.get('judged'))} judged claims)"
         )
-        rule_reads = f"the rule compares the interval's {bound} bound"
+        rule_reads = f"the rule fires when the interval's {bound} bound"
     else:
         stated = f"{esc(figure)} <b>{_pct(record.get('estimate'))}</b>"
-        rule_reads = "the rule compares this ratio"
+        rule_reads = "the rule fires when this ratio"
     window = record.get("window_seconds")
     return (
         f'<div class="alert"><b>{esc(record.get("kind"))}</b> {esc(record.get("rule"))} at '
@@ -49,7 +49,7 @@ def _alert(record: Mapping[str, Any]) -> str:
         f'<span class="stated">{esc(record.get("text"))}</span><br>'
         f"{stated} · {esc(SCALES.get(scale, scale))} · over the window of "
         f"{esc(window)} s ending then, {esc(record.get('events'))} answers · {rule_reads} "
-        f"({_pct(record.get('compared'))}) with {esc(record.get('op'))} "
+        f"({_pct(record.get('compared'))}) is {esc(record.get('op'))} "
         f"{esc(record.get('threshold'))}</div>"
     )
 

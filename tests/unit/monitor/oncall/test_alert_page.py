@@ -46,6 +46,8 @@ def test_the_alert_record_holds_what_the_rule_decided_on() -> None:
     assert (record["judged"], record["scale"], record["compared"]) == (353, "judge", 0.16213)
     assert (record["reason"], record["kind"], record["audited_at"]) == ("alert", "firing", AT)
     assert "event_id" not in record  # no answer: ranking skips it
+    assert record["window_seconds"] == 300  # the rule's, unless the worker's window is given
+    assert alert_record(transition(), 60.0)["window_seconds"] == 60.0
     assert scale_of("validity") == "count"
     assert scale_of("support", {"support_scale": "human"}) == "human"
 
