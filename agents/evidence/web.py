@@ -221,7 +221,10 @@ def install(app: Any, settings: Settings, port: int) -> None:
                 return view.html(
                     login_page(target), status=401, headers={**PAGE_HEADERS, **headers}
                 )
-            return await handler(view, request)
+            response = await handler(view, request)
+            # answers and sources: no shared cache (a proxy, the browser's disk) keeps them
+            response.headers["Cache-Control"] = "no-store"
+            return response
 
         view_fn.__name__ = handler.__name__
         view_fn.__doc__ = handler.__doc__

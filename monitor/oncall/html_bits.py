@@ -31,7 +31,10 @@ def esc(value: object) -> str:
 def when(epoch: float | None) -> str:
     if epoch is None:
         return "?"
-    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    try:
+        return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    except (ValueError, OverflowError, OSError):  # past year 9999: a mistyped link, say so
+        return f"epoch {epoch:.0f} (no calendar date)"
 
 
 def link(href: str, text: str) -> str:

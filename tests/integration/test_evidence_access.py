@@ -136,8 +136,9 @@ def test_the_page_needs_the_token_metrics_do_not_and_redaction_holds(
 
     data = wait_until(report, 60, what="the audited answer")
     assert data["answers"][0]["event_id"] == "mail-1"
-    status, _, html_body = get(page, bearer)
+    status, headers, html_body = get(page, bearer)
     assert status == 200 and b"mail-1" in html_body
+    assert headers["Cache-Control"] == "no-store"
 
     # the raw answer record (the answers topic is never redacted at write) is redacted on the way out
     raw_url = (

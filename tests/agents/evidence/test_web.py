@@ -1,8 +1,16 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from agents.evidence.params import BadQuery, NotFound, parse_query
+from agents.evidence.params import (
+    EARLIEST,
+    FUTURE_SKEW_SECONDS,
+    BadQuery,
+    NotFound,
+    parse_query,
+)
 from monitor.alerting.alerts import load_rules
 from monitor.config.settings import load_settings
 
@@ -46,6 +54,9 @@ def test_times_in_the_future_or_before_2001_say_how_they_were_read() -> None:
         parse_query({"app": "a", "to": str(int(NOW) + 86400 * 1500)}, settings, RULES, NOW)
     with pytest.raises(BadQuery, match=r"give epoch seconds .10 digits. or milliseconds"):
         parse_query({"app": "a", "from": "1700000"}, settings, RULES, NOW)
+    # past year 9999 there is no calendar date to show: said so, still a 400 (found by Hypothesis)
+    with pytest.raises(BadQuery, match=r"epoch 253402300800 \(no calendar date\): in the future"):
+        parse_query({"app": "a", "to": "253402300800000"}, settings, RULES, NOW)
     # a little ahead of this clock (another host's) is accepted
     q = parse_query({"app": "a", "to": str(NOW + 60), "since": "1m"}, settings, RULES, NOW)
     assert q.end == NOW + 60
@@ -91,3 +102,20 @@ def test_an_app_without_records_in_the_range_is_not_found_unless_allowed() -> No
     allowed = unknown_app("shpo", set(), ("quiet", "shop"), NOW - 900, NOW)
     assert allowed is not None and allowed.known == ["quiet", "shop"]
     assert "not in RAGMON_APPS" in str(allowed)
+
+
+@given(st.one_of(st.integers(min_value=-(10**16), max_value=10**16).map(str), st.text(max_size=20)))
+def test_a_time_is_read_within_range_or_refused_never_clamped(raw: str) -> None:
+    """Whatever `to` says: a range that ends where it says (seconds or milliseconds), between
+    2001 and now (plus the skew), or a 400; never a silently moved or empty range."""
+    settings = load_settings()
+    try:
+        q = parse_query({"app": "a", "to": raw, "since": "1m"}, settings, RULES, NOW)
+    except BadQuery:
+        return
+    assert EARLIEST <= q.end <= NOW + FUTURE_SKEW_SECONDS
+    if not raw.strip():
+        assert q.end == NOW  # no `to`: now
+        return
+    assert q.end in (float(raw), float(raw) / 1000)
+    assert q.start == q.end - 60
