@@ -208,8 +208,8 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
     if alerting.recorder is None:
         audit_json = channels["audit_json"]
 
-        def record_alert(t: Transition) -> None:
-            record = alert_record(t, settings.window_seconds)  # the window it was computed on
+        def record_alert(t: Transition, kind: str) -> None:
+            record = alert_record(t, settings.window_seconds, kind)  # the worker's window
             audit_json.send_soon(key=t.app.encode("utf-8"), value=record)
 
         alerting.recorder = record_alert

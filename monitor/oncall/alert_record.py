@@ -41,15 +41,18 @@ def _number(value: Any, digits: int = 6) -> float | None:
     return round(float(value), digits) if isinstance(value, int | float) else None
 
 
-def alert_record(t: Transition, window_seconds: float | None = None) -> dict[str, Any]:
+def alert_record(
+    t: Transition, window_seconds: float | None = None, kind: str | None = None
+) -> dict[str, Any]:
     """`window_seconds`: the window the figures were computed over (the worker's aggregate
-    window, RAGMON_WINDOW_SECONDS), when it is not the rule's own."""
+    window, RAGMON_WINDOW_SECONDS), when it is not the rule's own. `kind`: the transition's,
+    or `still_firing` for a firing rule's figures recorded again."""
     figures, rule, figure = t.figures, t.rule, t.rule.figure
     values = figures.values
     judged = values.get(f"{figure}_judged")
     return {
         "reason": ALERT_REASON,
-        "kind": t.kind,
+        "kind": kind or t.kind,
         "rule": rule.name,
         "app": t.app,
         "audited_at": round(t.at, 6),
