@@ -62,8 +62,8 @@ def render_alerts(report: Mapping[str, Any]) -> str:
     if report.get("rule"):
         return (
             '<p class="meta">The alert: no transition of this rule for this app in the range '
-            "(the worker writes one to the audit trail when the rule fires or resolves); "
-            "widen the range to the alert's time.</p>"
+            "(the worker writes one to the audit trail when the rule fires or resolves, and "
+            "again every window while it fires); widen the range to the alert's time.</p>"
         )
     return ""
 
