@@ -76,11 +76,16 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
-def login(base: str, token: str, target: str) -> tuple[int, dict[str, str]]:
+def login(
+    base: str, token: str, target: str, origin: str | None = None
+) -> tuple[int, dict[str, str]]:
     body = urllib.parse.urlencode({"token": token, "next": target}).encode()
     opener = urllib.request.build_opener(_NoRedirect)
+    request = urllib.request.Request(base + "/evidence/login", data=body)
+    if origin is not None:
+        request.add_header("Origin", origin)
     try:
-        with opener.open(base + "/evidence/login", data=body, timeout=30) as response:
+        with opener.open(request, timeout=30) as response:
             return response.status, dict(response.headers)
     except urllib.error.HTTPError as exc:
         return exc.code, dict(exc.headers)
@@ -152,7 +157,10 @@ def test_the_page_needs_the_token_metrics_do_not_and_redaction_holds(
     # a browser: the token once, then the cookie; the cookie is not the token
     status, headers = login(worker.base, "not-the-token-at-all", "/evidence?app=shop")
     assert status == 401 and "Set-Cookie" not in headers
-    status, headers = login(worker.base, TOKEN, f"/evidence?{query}")
+    # another site cannot log a browser in (nor out of its own login)
+    status, headers = login(worker.base, TOKEN, "/evidence", origin="https://evil.example")
+    assert status == 403 and "Set-Cookie" not in headers
+    status, headers = login(worker.base, TOKEN, f"/evidence?{query}", origin=worker.base)
     assert status == 303 and headers["Location"] == f"/evidence?{query}"
     cookie = headers["Set-Cookie"].split(";", 1)[0]
     assert cookie.startswith("ragmon_login=v1.") and TOKEN not in cookie
