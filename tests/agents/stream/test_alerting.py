@@ -220,34 +220,3 @@ def _logs_to_stderr() -> None:
 def _logged(capsys: pytest.CaptureFixture[str]) -> str:
     """What was logged (to the current sys.stderr, which capsys captures)."""
     return capsys.readouterr().err
-
-
-def test_each_transition_is_recorded_and_a_failing_recorder_costs_no_alert(
-    metrics: Metrics,
-) -> None:
-    """The recorder writes transitions to the audit trail (the evidence page reads them); if
-    it raises, the alert still fires and notifies."""
-    recorded: list[tuple[float, str]] = []
-    alerting = Alerting((RULE,), metrics)
-    alerting.recorder = lambda t, kind: recorded.append((t.at, kind))
-    alerting.observe(fig(1, 0.99))
-    alerting.observe(fig(2, 0.5))  # fires
-    # while it fires, its figures again once a window (300 s) has passed since the last record
-    for at in (100, 301, 302, 500, 603):
-        assert alerting.observe(fig(at, 0.5)) == []
-    alerting.observe(fig(700, 0.99))  # resolves
-    alerting.observe(fig(1100, 0.99))  # resolved: nothing more
-    assert recorded == [
-        (2, "firing"),
-        (302, "still_firing"),
-        (603, "still_firing"),
-        (700, "resolved"),
-    ]
-
-    def broken(*_: object) -> None:
-        raise RuntimeError("producer gone")
-
-    alerting.recorder = broken
-    [again] = alerting.observe(fig(1200, 0.5))
-    assert again.kind == "firing" and gauge(metrics, "a") == 1
-    assert notifications(metrics, "log", "sent") == 3
