@@ -14,7 +14,6 @@ import faust
 import structlog
 
 from agents.checking import fastcore
-from agents.evidence.auth import startup_problem
 from agents.kafka.broker import free_port
 from agents.kafka.connection import client_kwargs, wait_for_broker
 from agents.kafka.topics import TopicSpec, ensure_topics
@@ -138,6 +137,8 @@ _default_excepthook = threading.excepthook
 def run_worker(settings: Settings, *, max_wait: float | None = None) -> int:
     """Blocks until SIGINT/SIGTERM; returns the exit code. Broker down at start: retried with
     backoff (one log line per attempt) for `max_wait` seconds, then a one-line error."""
+    from agents.evidence.auth import startup_problem
+
     problem = startup_problem(settings)
     if problem:  # before the broker: nothing starts that would serve answers to anyone
         raise ConfigError(problem)

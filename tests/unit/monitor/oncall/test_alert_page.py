@@ -157,3 +157,16 @@ def test_the_not_found_page_lists_the_known_names_as_links() -> None:
     assert "no app &#x27;shpo&#x27;" in page
     assert 'href="http://h/evidence?app=search&amp;rule=r"' in page
     assert ">sh&lt;op&gt;</a>" in page and "sh<op>" not in page
+
+
+def test_a_missing_passage_says_which_setting_left_it_out() -> None:
+    from monitor.output.audit_text import AuditText
+
+    answer = audit_record(
+        event_dict(app="shop"), AuditText(level="claims"), audit_reason="failure", audited_at=AT
+    )
+    query = EvidenceQuery("shop", AT - 60, AT, verdicts=("not_supported",))
+    page = render_page(build_report([slim(answer, 1)], query, 1.0, records_read=1,
+                                    truncated=False))  # fmt: skip
+    assert "(no passage kept: RAGMON_AUDIT_TEXT=claims)" in page  # the valid citation's
+    assert "span 500-600 past the end of page 1 of r.pdf" in page  # the invalid one's why
