@@ -53,9 +53,8 @@ def marked_answer(text: str, claims: Sequence[Mapping[str, Any]]) -> str:
     return "".join(out)
 
 
-def passage(citation: Mapping[str, Any]) -> str:
+def passage(citation: Mapping[str, Any], text_level: object = None) -> str:
     cited = citation.get("cited_text")
-    text_level = citation.get("text_level")  # the record's, copied in by the report
     if cited is None:
         if citation.get("status") == "invalid":
             # nothing to quote: the citation points nowhere; the record says where it pointed
@@ -67,7 +66,9 @@ def passage(citation: Mapping[str, Any]) -> str:
             )
         return '<span class="meta">(no passage in this record: a lean record)</span>'
     if citation.get("why"):
-        return f'<div class="why">{esc(citation["why"])}</div>' + passage({**citation, "why": None})
+        return f'<div class="why">{esc(citation["why"])}</div>' + passage(
+            {**citation, "why": None}, text_level
+        )
     before = esc(citation.get("context_before") or "")
     after = esc(citation.get("context_after") or "")
     return f'<div class="passage">{before}<mark class="span">{esc(cited)}</mark>{after}</div>'
@@ -92,7 +93,7 @@ def _claims_table(claims: Sequence[Mapping[str, Any]]) -> str:
     return f"<table>{head}{''.join(rows)}</table>"
 
 
-def _citations(citations: Sequence[Mapping[str, Any]]) -> str:
+def _citations(citations: Sequence[Mapping[str, Any]], text_level: object = None) -> str:
     parts = []
     for c in citations:
         status = str(c.get("status"))
@@ -100,7 +101,7 @@ def _citations(citations: Sequence[Mapping[str, Any]]) -> str:
         parts.append(
             f"<li><code>{esc(c.get('raw', '(marker not kept)'))}</code> "
             f'<span class="{esc(status)}">{esc(status)}{error}</span> '
-            f"doc {esc(c.get('doc_id'))}{passage(c)}</li>"
+            f"doc {esc(c.get('doc_id'))}{passage(c, text_level)}</li>"
         )
     return f"<ul>{''.join(parts)}</ul>"
 
@@ -151,7 +152,7 @@ def _answer(entry: Mapping[str, Any], base: str) -> str:
             f'<p class="meta">answer of {esc(entry["answer_chars"])} characters: claims only</p>'
         )
     body.append(_claims_table(claims))
-    body.append(_citations(entry.get("citations") or []))
+    body.append(_citations(entry.get("citations") or [], entry.get("text_level")))
     if judge.get("answer"):
         body.append(f"<p><b>Judge on the answer</b>: {esc(judge['answer'].get('reasoning'))}</p>")
     body.append("</div>")

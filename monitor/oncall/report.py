@@ -151,10 +151,7 @@ def answer_entry(
         "judge_status": judge_status(record.get("sampled_for_judge"), judge, looked_until),
         "scores": record.get("scores"),
         "claims": claims,
-        # each with the record's text level: why a passage is missing
-        "citations": [
-            {**c, "text_level": record.get("text_level")} for c in record.get("citations") or []
-        ],
+        "citations": record.get("citations") or [],
         "source": record.get("source"),
         "audit_record": None
         if where is None
