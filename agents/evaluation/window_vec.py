@@ -135,10 +135,19 @@ def rate_bounds(
     mm, f, ff, mf = g("all_mm"), g("all_f") / s, g("all_ff") / s2, g("all_mf") / s
     lmm, lf, lff, lmf = g("lab_mm"), g("lab_f") / s, g("lab_ff") / s2, g("lab_mf") / s
     n_all, m_all, n_lab, m_lab = g("all_n"), g("all_m"), g("lab_n"), g("lab_m")
-    if rate == "support":
-        pop = (n_all, f, ff)
-        lab = (n_lab, g("lab_s"), lf, g("lab_ss"), lff, g("lab_sf") / s)
-        ruled = g("ruled_supported")
+    if rate == "support":  # 1 − the share not called supported (window.rate_figures)
+        pop = (n_all, m_all - f, mm - 2 * mf + ff)
+        lsm, lss, lsf = g("lab_sm"), g("lab_ss"), g("lab_sf") / s
+        y = m_lab - g("lab_s")
+        lab = (
+            n_lab,
+            y,
+            m_lab - lf,
+            lmm - 2 * lsm + lss,
+            lmm - 2 * lmf + lff,
+            lmm - lmf - lsm + lsf,
+        )
+        ruled = g("ruled_unsupported") + g("ruled_other")
     elif rate == "hallucination":
         pop = (n_all, m_all - f, mm - 2 * mf + ff)
         hf = g("lab_hf") / s
@@ -150,6 +159,8 @@ def rate_bounds(
         scale, offset = n_all / claims, ruled / claims
         top = np.where(n_all != 0, m_all / n_all, 1.0)
     value, lower, upper = ppi_bounds(lab, pop, scale, offset, top, level)
+    if rate == "support":
+        value, lower, upper = 1.0 - value, 1.0 - upper, 1.0 - lower
     none = claims <= 0
     return (
         np.where(none, np.nan, value),

@@ -32,6 +32,7 @@ from monitor.estimation.window import (
     SCALE,
     answer_sums,
     label_sums,
+    rate_figures,
     window_values,
 )
 from tests.agents.helpers import fresh_metrics
@@ -51,6 +52,7 @@ def answer_windows() -> Any:
             st.booleans(),  # judged
             st.integers(0, 5),  # of its claims, how many are not supported
             st.integers(0, 2),  # claims decided by rule, not supported
+            st.integers(0, 2),  # of its claims, how many are partially supported
         ),
         max_size=60,
     )
@@ -62,12 +64,13 @@ def test_the_vectorised_estimates_are_the_window_estimates(windows: list[Any]) -
     sums_list = []
     for answers in windows:
         sums: dict[str, int] = {}
-        for scores, judged, bad, ruled in answers:
+        for scores, judged, bad, ruled, partial in answers:
             floats = [s / SCALE for s in scores]
             parts = [answer_sums(floats, 0, ruled)]
             if judged:
                 h = min(bad, len(scores))
-                parts.append(label_sums(floats, len(scores) - h, h))
+                p = min(partial, len(scores) - h)
+                parts.append(label_sums(floats, len(scores) - h - p, h))
             for part in parts:
                 for k, v in part.items():
                     sums[k] = sums.get(k, 0) + v
@@ -77,17 +80,14 @@ def test_the_vectorised_estimates_are_the_window_estimates(windows: list[Any]) -
         for level in (0.95, 0.999):
             value, lower, upper, _ = rate_bounds(arrays, rate, level)
             for i, sums in enumerate(sums_list):
-                ref = window_values(sums)
-                if level == 0.95:
-                    for got, name in (
-                        (value, rate),
-                        (lower, f"{rate}_lower"),
-                        (upper, f"{rate}_upper"),
-                    ):
-                        want = ref[name]
-                        assert (want is None) == bool(np.isnan(got[i]))
-                        if want is not None:
-                            assert abs(want - got[i]) <= 1e-12
+                est = rate_figures(sums, rate, level).estimate
+                want = (None, None, None) if est is None else (est.value, est.lower, est.upper)
+                for got, ref in zip((value, lower, upper), want, strict=True):
+                    assert (ref is None) == bool(np.isnan(got[i]))
+                    if ref is not None:
+                        assert abs(ref - got[i]) <= 1e-12
+                if level == 0.95:  # and the gauges' figures are the same estimate
+                    assert window_values(sums)[rate] == want[0]
 
 
 def test_the_simulated_windows_are_the_aggregate_agents() -> None:
