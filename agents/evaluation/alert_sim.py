@@ -14,10 +14,12 @@ estimator, the rule's bound and its state machine are the product's.
 
 How it is fast: the window sums of every second come from cumulative sums (exact integers, as in
 the window table), and the rule's bound of every second from agents/evaluation/window_vec.py
-(the estimator on arrays). A second is handed to the real code unless the rule is inactive and
-the vectorised bound is on the healthy side of the threshold by more than MARGIN: there the real
-evaluate provably returns "inactive, no transition" (nothing else moves an inactive rule), so
-skipping it changes no transition. Wherever the real code runs, its bound is checked against the
+(the estimator on arrays). A second is handed to the real code unless (a) the rule is inactive
+and the vectorised bound is on the healthy side of the threshold by more than MARGIN: there the
+real evaluate provably returns "inactive, no transition" (nothing else moves an inactive rule);
+or (b) the rule fires and the bound is clearly not back past resolve_at, or holds: there
+evaluate keeps it firing and only resets the quiet clock (keep_firing_for), which the skip
+does too. Skipping changes no transition. Wherever the real code runs, its bound is checked against the
 vectorised one (a disagreement beyond MARGIN is an error). tests/agents/evaluation/test_alert_sim.py
 replays streams through the real code every second and through WindowAggregator and compares.
 """
@@ -26,7 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -209,7 +211,17 @@ def step_rules(runs: Sequence[RuleRun], windows: dict[str, Any], start: int, app
         else:
             maybe = bound < rule.threshold + MARGIN
         candidates = np.flatnonzero(maybe)  # NaN compares False: holds never breach
-        ci = 0
+        # firing: only a second whose bound may be back past resolve_at (or whose window is
+        # empty) can resolve; a second clearly not back resets the quiet clock, a hold does not
+        if rule.op == "above":
+            back = bound <= rule.resolve_threshold + MARGIN
+            hot = bound > rule.resolve_threshold + MARGIN
+        else:
+            back = bound >= rule.resolve_threshold - MARGIN
+            hot = bound < rule.resolve_threshold - MARGIN
+        resolvable = np.flatnonzero(back | (windows["events"] == 0))
+        hot_before = np.concatenate([[0], np.cumsum(hot)])  # hot seconds in [0, i)
+        ci = ri = 0
         i = 0
         while i < size:
             if run.state.status == "inactive":
@@ -218,6 +230,16 @@ def step_rules(runs: Sequence[RuleRun], windows: dict[str, Any], start: int, app
                 if ci == candidates.size:
                     break
                 i = int(candidates[ci])
+            elif run.state.status == "firing":
+                while ri < resolvable.size and resolvable[ri] < i:
+                    ri += 1
+                j = int(resolvable[ri]) if ri < resolvable.size else size
+                if j > i:
+                    if hot_before[j] > hot_before[i]:  # evaluate would have said "not back"
+                        run.state = replace(run.state, quiet_since=None)
+                    i = j
+                    if i >= size:
+                        break
             counts = window_counts(windows, i)
             figures = WindowFigures.from_counts(app, float(start + i), **counts)
             value = decided(rule, figures)

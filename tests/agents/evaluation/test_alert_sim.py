@@ -152,6 +152,10 @@ defaults: {min_events: 20, for: 20s}
 rules:
   - {name: hallucination_high, figure: hallucination, above: 0.12, resolve_at: 0.08, min_judged: 10}
   - {name: support_low, figure: support, below: 0.85, resolve_at: 0.88, min_judged: 10}
+  - {name: quiet_high, figure: hallucination, above: 0.12, resolve_at: 0.08, min_judged: 10,
+     keep_firing_for: 2m, level: 0.99}
+  - {name: quiet_low, figure: support, below: 0.85, resolve_at: 0.88, min_judged: 10,
+     keep_firing_for: 1m, false_pages_per_week: 2}
 """
 )
 
@@ -187,7 +191,7 @@ def test_the_fast_path_gives_the_state_machines_transitions_every_second() -> No
     for run in fast.runs:
         got = sorted([("firing", t) for t in run.fired] + [("resolved", t) for t in run.resolved])
         assert got == sorted(slow[run.rule.name])
-        assert run.fired  # the stream does fire: the comparison is not of two empty lists
+        assert len(run.fired) >= 2  # it fires and resolves: the lists compared are not empty
         assert run.real_evaluations < stream.seconds  # and the fast path skipped seconds
 
 
