@@ -17,9 +17,9 @@ the window table), and the rule's bound of every second from agents/evaluation/w
 (the estimator on arrays). A second is handed to the real code unless (a) the rule is inactive
 and the vectorised bound is on the healthy side of the threshold by more than MARGIN: there the
 real evaluate provably returns "inactive, no transition" (nothing else moves an inactive rule);
-or (b) the rule fires and the bound is clearly not back past resolve_at, or holds: there
-evaluate keeps it firing and only resets the quiet clock (keep_firing_for), which the skip
-does too. Skipping changes no transition. Wherever the real code runs, its bound is checked against the
+or (b) the rule fires and the second can change nothing: the bound clearly not back past
+resolve_at while the quiet clock (keep_firing_for) is stopped, clearly back while it runs and
+has not run out, or a hold. Skipping changes no transition. Wherever the real code runs, its bound is checked against the
 vectorised one (a disagreement beyond MARGIN is an error). tests/agents/evaluation/test_alert_sim.py
 replays streams through the real code every second and through WindowAggregator and compares.
 """
@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -211,17 +211,20 @@ def step_rules(runs: Sequence[RuleRun], windows: dict[str, Any], start: int, app
         else:
             maybe = bound < rule.threshold + MARGIN
         candidates = np.flatnonzero(maybe)  # NaN compares False: holds never breach
-        # firing: only a second whose bound may be back past resolve_at (or whose window is
-        # empty) can resolve; a second clearly not back resets the quiet clock, a hold does not
+        # firing: a second where the bound is clearly not back past resolve_at ("hot") keeps it
+        # firing and stops the quiet clock; a hold changes nothing; one clearly back starts the
+        # clock or, once it ran keep_firing_for, resolves. Only the seconds where one of those
+        # changes the state, or where the vectorised bound is too close to resolve_at to tell,
+        # or whose window is empty (no-data resolve), go to the real code.
+        r = rule.resolve_threshold
         if rule.op == "above":
-            back = bound <= rule.resolve_threshold + MARGIN
-            hot = bound > rule.resolve_threshold + MARGIN
+            hot, back = bound > r + MARGIN, bound <= r - MARGIN
         else:
-            back = bound >= rule.resolve_threshold - MARGIN
-            hot = bound < rule.resolve_threshold - MARGIN
-        resolvable = np.flatnonzero(back | (windows["events"] == 0))
-        hot_before = np.concatenate([[0], np.cumsum(hot)])  # hot seconds in [0, i)
-        ci = ri = 0
+            hot, back = bound < r - MARGIN, bound >= r + MARGIN
+        hold = np.isnan(bound) & (windows["events"] > 0)
+        not_hot = np.flatnonzero(~(hot | hold))  # where an unquiet firing rule may change
+        not_quiet = np.flatnonzero(~(back | hold))  # where a quiet one may change before its time
+        ci = 0
         i = 0
         while i < size:
             if run.state.status == "inactive":
@@ -231,15 +234,17 @@ def step_rules(runs: Sequence[RuleRun], windows: dict[str, Any], start: int, app
                     break
                 i = int(candidates[ci])
             elif run.state.status == "firing":
-                while ri < resolvable.size and resolvable[ri] < i:
-                    ri += 1
-                j = int(resolvable[ri]) if ri < resolvable.size else size
-                if j > i:
-                    if hot_before[j] > hot_before[i]:  # evaluate would have said "not back"
-                        run.state = replace(run.state, quiet_since=None)
-                    i = j
-                    if i >= size:
-                        break
+                quiet = run.state.quiet_since
+                if quiet is None:
+                    k = int(np.searchsorted(not_hot, i))
+                    j = int(not_hot[k]) if k < not_hot.size else size
+                else:
+                    due = max(i, math.ceil(quiet + rule.keep_firing_for - start))
+                    k = int(np.searchsorted(not_quiet, i))
+                    j = min(int(not_quiet[k]) if k < not_quiet.size else size, due)
+                i = j
+                if i >= size:
+                    break
             counts = window_counts(windows, i)
             figures = WindowFigures.from_counts(app, float(start + i), **counts)
             value = decided(rule, figures)

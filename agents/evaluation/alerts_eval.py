@@ -102,15 +102,12 @@ def poisson_interval(count: int, level: float = 0.95) -> tuple[float, float]:
     """Garwood's exact interval for a Poisson mean from one count (by bisection on its CDF)."""
     alpha = (1 - level) / 2
 
-    def cdf(k: int, mean: float) -> float:  # P(X <= k)
+    def cdf(k: int, mean: float) -> float:  # P(X <= k), summed in logs (e^-mean underflows)
         if mean <= 0:
             return 1.0
-        term = math.exp(-mean)
-        total = term
-        for i in range(1, k + 1):
-            term *= mean / i
-            total += term
-        return min(1.0, total)
+        logs = [i * math.log(mean) - mean - math.lgamma(i + 1) for i in range(k + 1)]
+        top = max(logs)
+        return min(1.0, math.exp(top) * math.fsum(math.exp(x - top) for x in logs))
 
     def solve(target: Any, lo: float, hi: float) -> float:
         for _ in range(100):

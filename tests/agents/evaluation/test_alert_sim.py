@@ -207,6 +207,9 @@ def test_garwood_interval_by_hand() -> None:
     assert lo == 0 and math.isclose(hi, 3.6889, abs_tol=1e-3)
     lo, hi = poisson_interval(10)
     assert math.isclose(lo, 4.7954, abs_tol=1e-3) and math.isclose(hi, 18.390, abs_tol=1e-3)
+    # past exp(-745)'s underflow: 1802 events → [1719.75, 1887.17] (Wilson-Hilferty, by hand)
+    lo, hi = poisson_interval(1802)
+    assert math.isclose(lo, 1719.75, abs_tol=0.1) and math.isclose(hi, 1887.17, abs_tol=0.1)
 
 
 def test_incident_figures_count_pages_and_delays() -> None:
