@@ -5,17 +5,18 @@ A claim is (cheap score, human label) for one claim the judge would see
 is that of the event's weakest judgeable claim (as `ragmon eval --rates` scores an event).
 RAGTruth events are whole answers whose labels mark hallucinated spans: each judgeable claim of
 the answer is one labelled claim, not supported when its characters overlap a marked span,
-supported otherwise. `partially_supported` claims are left out: the simulator's rates are the
+supported otherwise (agents/evaluation/spans.py, the mapping `ragmon eval` uses). `partially_supported` claims are left out: the simulator's rates are the
 not-supported share P and the supported share 1 − P.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agents.evaluation.spans import claim_span_labels, parse_span_row
 from monitor.config.errors import InputError
 from monitor.judge.request import judge_items
 from monitor.records.models import AnswerEvent, Verdict
@@ -35,15 +36,6 @@ class ClaimPool:
                 "the alert simulation needs labelled claims of both kinds (supported and "
                 f"not_supported); got {len(self.supported)} and {len(self.not_supported)}"
             )
-
-
-def overlaps(start: int, end: int, spans: Iterable[Mapping[str, Any]]) -> bool:
-    """Does [start, end) share a character with any span's [start, end)?"""
-    for span in spans:
-        s, e = span.get("start"), span.get("end")
-        if isinstance(s, int) and isinstance(e, int) and s < end and start < e:
-            return True
-    return False
 
 
 def load_label_rows(path: str) -> dict[str, dict[str, Any]]:
@@ -77,11 +69,10 @@ def labelled_claims(
         claims = [c for c in verdict.claims if c.claim.index in judgeable]
         if not claims:
             continue
-        spans = row.get("spans")
-        if isinstance(spans, list):  # span-labelled answer (RAGTruth): per claim
-            for c in claims:
-                bad = overlaps(c.claim.start, c.claim.end, spans)
-                out.append((c.support.score, "not_supported" if bad else "supported"))
+        if "spans" in row:  # span-labelled answer (RAGTruth): per claim, by overlap
+            spans = parse_span_row(row, f"labels of {event.event_id}").spans
+            labels = claim_span_labels([c.claim for c in claims], spans)
+            out.extend((c.support.score, label) for c, label in zip(claims, labels, strict=True))
             continue
         label = row.get("label")
         if label in ("supported", "not_supported"):

@@ -20,7 +20,7 @@ from agents.evaluation.alert_sim import (
     simulate,
 )
 from agents.evaluation.alerts_eval import incident_figures, poisson_interval, quantile
-from agents.evaluation.claim_pool import ClaimPool, overlaps
+from agents.evaluation.claim_pool import ClaimPool
 from agents.evaluation.window_vec import rate_bounds
 from agents.output.records import COUNT_FIELDS
 from agents.stream.aggregate import WindowAggregator
@@ -193,12 +193,6 @@ def test_the_fast_path_gives_the_state_machines_transitions_every_second() -> No
         assert got == sorted(slow[run.rule.name])
         assert len(run.fired) >= 2  # it fires and resolves: the lists compared are not empty
         assert run.real_evaluations < stream.seconds  # and the fast path skipped seconds
-
-
-def test_span_overlap_labels_a_claim() -> None:
-    spans = [{"start": 10, "end": 20}]
-    assert overlaps(0, 11, spans) and overlaps(19, 30, spans) and overlaps(12, 14, spans)
-    assert not overlaps(0, 10, spans) and not overlaps(20, 25, spans)
 
 
 def test_garwood_interval_by_hand() -> None:
