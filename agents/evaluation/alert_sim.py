@@ -185,8 +185,7 @@ class RuleRun:
 
 def rule_bound(rule: AlertRule, windows: dict[str, Any]) -> Any:
     """The vectorised rule.observed: its bound where it decides, NaN where it holds."""
-    level = getattr(rule, "level", 0.95)
-    _, lower, upper, judged = rate_bounds(windows, rule.figure, level)
+    _, lower, upper, judged = rate_bounds(windows, rule.figure, rule.level)
     bound = upper if rule.op == "below" else lower
     holds = (judged < rule.min_judged) | (windows["events"] < rule.min_events)
     return np.where(holds, np.nan, bound)
