@@ -211,7 +211,7 @@ def run(args: argparse.Namespace) -> int:
     if args.alerts:
         return run_alerts(args, settings)
     if not args.events or not args.labels:
-        raise InputError("ragmon eval: give EVENTS and --labels LABELS (or --alerts)")
+        raise InputError("give EVENTS and --labels LABELS (or --alerts)")
     options = settings.check_options()
     spans = None if args.rates or args.semantic else load_span_labels(args.labels)
     if spans is not None:  # span-labelled answers (RAGTruth): labels per claim by overlap
