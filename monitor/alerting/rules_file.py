@@ -169,7 +169,7 @@ def _level(raw: dict[str, object], window: float, where: str) -> float:
         level = level_for(float(budget), window)
         if level <= 0.5:
             raise ConfigError(
-                f"{where}: false_pages_per_week {budget} is more than one page per two windows"
+                f"{where}: false_pages_per_week {budget} is too large: the level would be 50% or less"
             )
         return level
     if level is None:

@@ -93,9 +93,10 @@ def test_pages_are_at_least_keep_firing_for_apart(bounds: list[float], keep: int
 
 
 def test_level_for_a_false_page_budget_by_hand() -> None:
-    # 0.5 pages a week, 5-minute windows: 2016 windows a week, one-sided 0.5/2016 = 2.48e-4
-    assert level_for(0.5, 300) == pytest.approx(1 - 2 * 0.5 / 2016, rel=1e-12)
-    assert level_for(0.5, 300) == pytest.approx(0.999504, abs=1e-6)
+    # 0.5 pages a week, 5-minute windows: 2016 windows a week, 4 looks each: one-sided
+    # 0.5/8064 = 6.2e-5
+    assert level_for(0.5, 300) == pytest.approx(1 - 2 * 0.5 / 8064, rel=1e-12)
+    assert level_for(0.5, 300) == pytest.approx(0.999876, abs=1e-6)
 
 
 def test_rules_file_level_and_budget() -> None:
@@ -110,7 +111,7 @@ rules:
     a, b, c, d = parse_rules(text)
     assert a.level == pytest.approx(level_for(0.5, 300)) and a.keep_firing_for == 600
     assert b.level == 0.99  # the rule's own level replaces the default budget
-    assert c.level == pytest.approx(1 - 2 * 1 / 1008)
+    assert c.level == pytest.approx(1 - 2 * 1 / (4 * 1008))
     assert d.keep_firing_for == 0
     assert parse_rules("rules:\n  - {name: e, figure: support, below: 0.8}\n")[0].level == 0.95
 
@@ -122,7 +123,7 @@ rules:
         ("level: 1", "level must be"),
         ("level: 0.4", "level must be"),
         ("false_pages_per_week: 0", "positive"),
-        ("false_pages_per_week: 2000", "one page per two windows"),
+        ("false_pages_per_week: 8000", "too large"),
         ("keep_firing_for: -5", "keep_firing_for"),
     ],
 )
