@@ -30,7 +30,10 @@ WEEK_SECONDS = 7 * 86400.0
 #: disjoint windows would: measured with `ragmon eval --alerts` at the threshold (true rate
 #: 0.10, level from a budget of 0.5 with 1 look per window), 1.8× as often at 10 answers/s and
 #: 3.7× at 2 (for a continuously watched moving sum the factor grows like z², Pickands). 4
-#: covers both (docs/alerting.md, "False pages").
+#: calibrates 2 answers/s (budgets 0.5-1.5 → 0.33-1.33 pages a week at the threshold). It is an
+#: approximation: at 10 answers/s a stream sitting exactly at the threshold paged 2.5 a week for
+#: a budget of 1, as the stricter bound lets a firing alert resolve and fire again on the next
+#: crossing (docs/alerting.md, "Pages a rotation can trust").
 LOOKS_PER_WINDOW = 4.0
 
 
