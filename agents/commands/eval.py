@@ -16,10 +16,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agents.evaluation import alerts_eval, semantic_eval
 from agents.evaluation import extras as eval_extras
 from agents.evaluation import rates as eval_rates
-from agents.evaluation import semantic_eval
 from agents.evaluation.judge_eval import judge_eval, report_rows
+from agents.evaluation.span_eval import format_span_report, span_eval
+from agents.evaluation.spans import load_span_labels
 from monitor.check import check_event
 from monitor.config.errors import InputError
 from monitor.config.options import CheckOptions
@@ -41,9 +43,12 @@ def register(sub: Any) -> None:
         "not_supported negative, partially_supported/unverifiable positive iff score >= "
         "--threshold.",
     )
-    p.add_argument("events", metavar="EVENTS", help="JSONL answer events")
+    p.add_argument("events", metavar="EVENTS", nargs="?", help="JSONL answer events")
     p.add_argument(
-        "--labels", required=True, metavar="LABELS", help="JSONL {event_id, label} per line"
+        "--labels",
+        metavar="LABELS",
+        help="JSONL {event_id, label} per line, or {event_id, spans: [{start, end}], task_type, "
+        "model} (RAGTruth: each claim labelled by overlap with a marked span)",
     )
     p.add_argument(
         "--json",
@@ -78,6 +83,7 @@ def register(sub: Any) -> None:
     )
     eval_extras.add_arguments(p)  # --judge, --html, --qrels, --leaderboard
     semantic_eval.add_arguments(p)  # --semantic, --semantic-fit, --split-seed, --semantic-cache
+    alerts_eval.add_arguments(p)  # --alerts, --rate, --weeks, --healthy, --incident, ...
     p.set_defaults(func=run)
 
 
@@ -202,7 +208,14 @@ def _judge_report(figures: dict[str, Any], cheap: CheapEval) -> str:
 
 def run(args: argparse.Namespace) -> int:
     settings = load_settings(getattr(args, "config", None))
+    if args.alerts:
+        return run_alerts(args, settings)
+    if not args.events or not args.labels:
+        raise InputError("give EVENTS and --labels LABELS (or --alerts)")
     options = settings.check_options()
+    spans = None if args.rates or args.semantic else load_span_labels(args.labels)
+    if spans is not None:  # span-labelled answers (RAGTruth): labels per claim by overlap
+        return run_spans(args, options, spans)
     labels = load_labels(args.labels)
     checked, rejected = load_checked(args.events, options)
     result = cheap_eval(checked, labels, rejected, args.threshold)
@@ -234,6 +247,21 @@ def run(args: argparse.Namespace) -> int:
         print(judge["failure"], file=sys.stderr)  # nothing judged: not a result to trust
         return 1
     if not result.figures["n"]:
+        print("ragmon eval: no labelled event could be scored", file=sys.stderr)
+        return 1
+    return 0
+
+
+def run_spans(args: argparse.Namespace, options: CheckOptions, spans: Mapping[str, Any]) -> int:
+    """`ragmon eval` with a span-labelled LABELS file (agents/evaluation/span_eval.py)."""
+    checked, rejected = load_checked(args.events, options)
+    figures = span_eval(checked, spans)
+    figures["rejected"] = len(rejected)
+    if args.json:
+        _emit_json(args.json, figures)
+    else:
+        print(format_span_report(figures))
+    if not figures["response"]["n"]:
         print("ragmon eval: no labelled event could be scored", file=sys.stderr)
         return 1
     return 0
@@ -291,4 +319,49 @@ def run_rates(
             args.html,
             render_report(rows, summary=text, extra=eval_rates.rates_html(figures)),
         )
+    return 0
+
+
+def run_alerts(args: argparse.Namespace, settings: Any) -> int:
+    """`ragmon eval --alerts`: the alert simulation (agents/evaluation/alerts_eval.py)."""
+    from agents.evaluation.claim_pool import labelled_claims, load_label_rows, pool_of
+    from monitor.alerting.alerts import load_rules, parse_duration
+
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        raise InputError("ragmon eval --alerts needs numpy: pip install 'ragmon[alerts]'") from None
+    if not 0 < args.judge_rate <= 1:
+        raise InputError("--judge-rate must be in (0, 1]")
+    if args.rate <= 0 or args.weeks <= 0:
+        raise InputError("--rate and --weeks must be positive")
+    healthy = 0.09 if args.healthy is None else args.healthy
+    if not 0 <= healthy <= 1:
+        raise InputError("--healthy: a share between 0 and 1")
+    every = int(parse_duration(args.incident_every, "--incident-every"))
+    if every < alerts_eval.INCIDENT_SECONDS + 600:
+        raise InputError("--incident-every must leave at least 10 minutes between incidents")
+    options = settings.check_options()
+    claims = {}
+    for events, labels in alerts_eval.data_files(args):
+        checked, _ = load_checked(events, options)
+        claims[events] = labelled_claims(checked, load_label_rows(labels))
+    rules = load_rules(args.rules or settings.rules_file)
+    figures = alerts_eval.run_alerts(
+        pool_of(claims),
+        rules,
+        rate=args.rate,
+        judge_rate=args.judge_rate,
+        weeks=args.weeks,
+        healthy=healthy,
+        incident=alerts_eval.parse_incident(args.incident),
+        every=every,
+        target_delay=args.target_delay if args.target_delay > 0 else None,
+        seed=args.seed,
+        judge_delay=args.judge_delay,
+    )
+    if args.json:
+        _emit_json(args.json, figures)
+    if args.json != "-":
+        print(alerts_eval.format_alerts(figures))
     return 0

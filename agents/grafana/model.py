@@ -173,6 +173,8 @@ def alert_rule_body(
         "noDataState": "OK" if rule.no_data == "resolve" else "NoData",
         "execErrState": "Error",
         "for": format_duration(rule.for_seconds),
+        # the quiet period before resolving, as in the stream (ProvisionedAlertRule)
+        "keep_firing_for": format_duration(rule.keep_firing_for),
         "labels": {"severity": rule.severity, "ragmon_rule": rule.name},
         "annotations": annotations,
         "isPaused": False,
@@ -188,9 +190,14 @@ def _grafana_description(rule: AlertRule) -> str:
             f"resolves at {rule.resolve_threshold:g}. Prometheus alert: {alert_name(rule)}."
         )
     pct = "{{ humanizePercentage $values.%s.Value }}"
+    quiet = (
+        f" and stays there {format_duration(rule.keep_firing_for)}"
+        if rule.keep_firing_for > 0
+        else ""
+    )
     return (
-        f"{rule.figure} {rule_bound(rule)} bound of the 95% interval {rule.op} "
-        f"{rule.threshold:g} (resolves at {rule.resolve_threshold:g}) with at least "
+        f"{rule.figure} {rule_bound(rule)} bound of the {rule.level * 100:.6g}% interval {rule.op} "
+        f"{rule.threshold:g} (resolves at {rule.resolve_threshold:g}{quiet}) with at least "
         f"{rule.min_judged} judged claims and {rule.min_events} events: estimate {pct % 'PR'}, "
         f"interval {pct % 'LR'} to {pct % 'UR'}, {{{{ $values.JR.Value }}}} judged claims. "
         f"Prometheus alert: {alert_name(rule)}."
@@ -264,6 +271,11 @@ def provisioning_doc(
     """deploy/grafana/provisioning/alerting/ragmon-rules.yaml (Grafana file provisioning)."""
     bodies = [_rule_with_data(rule, datasource_uid, links_base, runbook) for rule in rules]
     bodies.append(not_reporting_body(datasource_uid, job, links_base, runbook))
+    # file provisioning spells the API's keep_firing_for in camel case, like noDataState
+    bodies = [
+        {("keepFiringFor" if k == "keep_firing_for" else k): v for k, v in b.items()}
+        for b in bodies
+    ]
     return {
         "apiVersion": 1,
         "groups": [

@@ -106,6 +106,21 @@ def rule_bound(rule: AlertRule) -> str:
 
 
 def rule_query(rule: AlertRule) -> FigureQuery:
+    """What the rule compares. An estimated figure's rule reads the bound the worker computed
+    for it at the rule's own level (`ragmon_alert_bound_ratio{rule}`): PromQL has the window's
+    95% bounds but not the sums an interval at another level needs."""
+    if rule.figure in ESTIMATED:
+        base = figure_query(
+            rule.figure,
+            format_duration(rule.window_seconds),
+            rule.apps,
+            rule.min_events,
+            rule_bound(rule),
+            rule.min_judged,
+        )
+        agg = BOUNDS[rule_bound(rule)][1]
+        sel = _sel(f'rule="{rule.name}"', _apps(rule.apps))
+        return FigureQuery(f"{agg} by (app) (ragmon_alert_bound_ratio{sel})", base.enough, True)
     return figure_query(
         rule.figure,
         format_duration(rule.window_seconds),
@@ -149,16 +164,35 @@ def _description(rule: AlertRule) -> str:
             )
 
         return (
-            f"{f} {rule_bound(rule)} bound is {{{{ $value | humanizePercentage }}}} for {where} "
-            f"({side} {rule.threshold:g}; resolves at {rule.resolve_threshold:g}): estimate "
+            f"{f} {rule_bound(rule)} bound of the {rule.level * 100:.6g}% interval is "
+            f"{{{{ $value | humanizePercentage }}}} for {where} "
+            f"({side} {rule.threshold:g}; resolves at {rule.resolve_threshold:g}"
+            f"{_quiet(rule)}): estimate "
             f"{q(f'ragmon_{f}_ratio')}, 95% interval {q(f'ragmon_{f}_ratio_lower')} to "
             f"{q(f'ragmon_{f}_ratio_upper')}, {q('ragmon_window_judged_claims', 'humanize')} "
-            "judged claims in the worker's window."
+            f"judged claims in the worker's window. {_breaching(rule)}"
         )
     return (
         f"{rule.figure} is {{{{ $value | humanizePercentage }}}} for {where} over "
         f"{format_duration(rule.window_seconds)} ({side} {rule.threshold:g}; resolves at "
-        f"{rule.resolve_threshold:g})."
+        f"{rule.resolve_threshold:g}{_quiet(rule)}). {_breaching(rule)}"
+    )
+
+
+def _quiet(rule: AlertRule) -> str:
+    if rule.keep_firing_for <= 0:
+        return ""
+    return f" and stays there {format_duration(rule.keep_firing_for)}"
+
+
+def _breaching(rule: AlertRule) -> str:
+    """How long it has been breaching: ALERTS_FOR_STATE holds when the alert became active."""
+    by = "$labels.app" if rule_query(rule).per_app else '""'
+    app = "app='%s'," if rule_query(rule).per_app else "%s"
+    sel = f"ALERTS_FOR_STATE{{{app}alertname='{alert_name(rule)}'}}"
+    return (
+        f'{{{{ with printf "time() - max({sel})" {by} | query }}}}Breaching for '
+        "{{ . | first | value | humanizeDuration }}.{{ end }}"
     )
 
 
@@ -196,6 +230,12 @@ def prometheus_rules(
             "alert": alert_name(rule),
             "expr": prometheus_expr(rule),
             "for": format_duration(rule.for_seconds),
+            # the quiet period before resolving (Prometheus >= 2.42), as in the stream
+            **(
+                {"keep_firing_for": format_duration(rule.keep_firing_for)}
+                if rule.keep_firing_for > 0
+                else {}
+            ),
             "labels": {"severity": rule.severity, "ragmon_rule": rule.name},
             "annotations": rule_annotations(rule, links_base, runbook),
         }

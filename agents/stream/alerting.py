@@ -24,6 +24,7 @@ from faust import current_event
 
 from agents.telemetry.metrics import Metrics
 from monitor.alerting.alerts import (
+    ESTIMATED,
     AlertRule,
     AlertState,
     Transition,
@@ -107,6 +108,21 @@ class Alerting:
                 firing = AlertState.from_dict(states.get(rule.name)).status == "firing"
                 self.metrics.alert_firing.labels(rule=rule.name, app=app).set(1 if firing else 0)
 
+    def _set_bounds(self, figures: WindowFigures) -> None:
+        """`ragmon_alert_bound_ratio`: the bound each estimated rule compared, at its own level,
+        for the Prometheus and Grafana rules, which cannot compute it (docs/alerting.md)."""
+        if self.metrics is None:
+            return
+        for rule in self.rules:
+            if rule.figure not in ESTIMATED or not rule.applies_to(figures.app):
+                continue
+            value = rule.observed(figures)
+            if value is None or figures.sample_size(rule.figure) < rule.min_events:
+                with contextlib.suppress(KeyError):
+                    self.metrics.alert_bound.remove(rule.name, figures.app)
+            else:
+                self.metrics.alert_bound.labels(rule=rule.name, app=figures.app).set(value)
+
     def observe(
         self,
         figures: WindowFigures,
@@ -124,6 +140,7 @@ class Alerting:
         if states != before:
             self.store[figures.app] = states
         self._set_gauges(figures.app, states)
+        self._set_bounds(figures)
         transitions = [self._explained(t, examples, candidates, totals) for t in transitions]
         for transition in transitions:
             sample = transition.examples
@@ -139,6 +156,7 @@ class Alerting:
                 resolve_at=transition.rule.resolve_threshold,
                 events=figures.events,
                 since=transition.started_at,
+                firing_for_s=round(transition.firing_seconds),
                 notification_id=transition.notification_id,
                 examples=list(sample),
                 evidence=transition.evidence_url,
@@ -210,8 +228,9 @@ class Alerting:
         if self.metrics is None:
             return
         for rule in self.rules:
-            with contextlib.suppress(KeyError):
-                self.metrics.alert_firing.remove(rule.name, app)
+            for gauge in (self.metrics.alert_firing, self.metrics.alert_bound):
+                with contextlib.suppress(KeyError):
+                    gauge.remove(rule.name, app)
 
     def firing(self) -> list[tuple[str, str]]:
         """(rule, app) pairs firing in the stored state of the apps this worker holds."""

@@ -86,6 +86,7 @@ class Metrics:
     cheap_agreement_ratio: Gauge
     audit_records: Counter
     alert_firing: Gauge
+    alert_bound: Gauge
     alert_notifications: Counter
     broker_up: Gauge
     duplicates: Counter
@@ -246,6 +247,12 @@ def build_metrics(registry: CollectorRegistry) -> Metrics:
         ),
         alert_firing=gauge(
             "alert_firing", "1 while an alert rule fires for an app.", ("rule", "app")
+        ),
+        alert_bound=gauge(
+            "alert_bound_ratio",
+            "What a rule on an estimated figure compares with its threshold: the far bound of "
+            "the interval at the rule's level; no series while the rule holds (too few judged).",
+            ("rule", "app"),
         ),
         alert_notifications=counter(
             "alert_notifications", "Alert notifications by sink and outcome.", ("sink", "outcome")

@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from monitor.estimation.window import window_values
+from monitor.estimation.ppi import LEVEL
+from monitor.estimation.window import rate_figures, window_values
 
 #: What a rule can watch; each is a ratio in [0, 1] computed over one window of one app.
 FIGURES: tuple[str, ...] = (
@@ -23,6 +24,27 @@ FIGURES: tuple[str, ...] = (
     "judge_error_rate",  # failed judge calls / judge calls
     "dlq_rate",  # rejected events / events
 )
+WEEK_SECONDS = 7 * 86400.0
+#: Effectively independent looks per window length. A week holds WEEK/window windows with no
+#: answer in common, but a window watched every second crosses its bound more often than those
+#: disjoint windows would: measured with `ragmon eval --alerts` at the threshold (true rate
+#: 0.10, level from a budget of 0.5 with 1 look per window), 1.8× as often at 10 answers/s and
+#: 3.7× at 2 (for a continuously watched moving sum the factor grows like z², Pickands). 4
+#: calibrates 2 answers/s (budgets 0.5-1.5 → 0.33-1.33 pages a week at the threshold). It is an
+#: approximation: at 10 answers/s a stream sitting exactly at the threshold paged 2.5 a week for
+#: a budget of 1, as the stricter bound lets a firing alert resolve and fire again on the next
+#: crossing (docs/alerting.md, "Pages a rotation can trust").
+LOOKS_PER_WINDOW = 4.0
+
+
+def level_for(false_pages_per_week: float, window_seconds: float) -> float:
+    """The two-sided level whose far bound fires a rule about `false_pages_per_week` times a
+    week on a stream whose true rate sits at the threshold: LOOKS_PER_WINDOW·WEEK/window
+    effectively independent looks, each a one-sided test at (1 − level)/2 (docs/alerting.md)."""
+    looks = LOOKS_PER_WINDOW * WEEK_SECONDS / window_seconds
+    return 1.0 - 2.0 * false_pages_per_week / looks
+
+
 #: Figures that are estimates with a 95% interval (monitor/estimation): a rule on them watches the
 #: bound on the far side of its threshold (a `below` rule the upper bound, an `above` rule the
 #: lower), so it fires on evidence, and only once `min_judged` claims were judged.
@@ -50,6 +72,12 @@ class AlertRule:
     #: pending alert, as Prometheus (no series) and the Grafana-managed rules (noDataState OK)
     #: do, or "hold" the state until answers come back
     no_data: str = "resolve"
+    #: estimated figures: the two-sided level of the interval whose far bound the rule compares
+    #: (rules file `level`, or derived from `false_pages_per_week`: level_for)
+    level: float = LEVEL
+    #: a firing alert resolves only once its figure has stayed back past `resolve_at` this long
+    #: (Prometheus' keep_firing_for): one page per incident, and the guard against flapping
+    keep_firing_for: float = 0.0
 
     def observed(self, figures: WindowFigures) -> float | None:
         """What the rule compares with its thresholds; None: no decision."""
@@ -59,7 +87,12 @@ class AlertRule:
         if judged is None or judged < self.min_judged:
             return None
         bound = "upper" if self.op == "below" else "lower"
-        return figures.values.get(f"{self.figure}_{bound}")
+        if self.level == LEVEL or not figures.sums:
+            return figures.values.get(f"{self.figure}_{bound}")
+        estimate = rate_figures(figures.sums, self.figure, self.level).estimate
+        if estimate is None:
+            return None
+        return estimate.upper if self.op == "below" else estimate.lower
 
     def applies_to(self, app: str) -> bool:
         return not self.apps or app in self.apps
@@ -85,6 +118,8 @@ class WindowFigures:
     #: per figure, how many things it is a share of when that is not the events (the judge
     #: error rate is a share of judge calls: one failed call among 20 events is not 20 calls)
     counts: Mapping[str, int] = field(default_factory=dict)
+    #: the window's estimation sums, for a rule whose interval is at another level than 95%
+    sums: Mapping[str, int] = field(default_factory=dict)
 
     def sample_size(self, figure: str) -> int:
         """What `min_events` is compared with for `figure`."""
@@ -109,7 +144,7 @@ class WindowFigures:
         values.update(window_values(counts))
         # the judge error rate's minimum counts judge calls, not events
         sizes = {"judge_error_rate": c("judge_calls", 0)}
-        return cls(app=app, at=at, events=events, values=values, counts=sizes)
+        return cls(app=app, at=at, events=events, values=values, counts=sizes, sums=counts)
 
     def describe(self, figure: str) -> str:
         """`figure` as the alert text says it: an estimate with its interval and n."""

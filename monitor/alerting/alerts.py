@@ -63,6 +63,8 @@ class AlertState:
     updated: float | None = None  # `at` of the newest figures evaluated
     value: float | None = None
     notification_id: str | None = None
+    #: firing, with the figure back past resolve_at since then (keep_firing_for counts from it)
+    quiet_since: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -72,6 +74,7 @@ class AlertState:
             "updated": self.updated,
             "value": self.value,
             "notification_id": self.notification_id,
+            "quiet_since": self.quiet_since,
         }
 
     @classmethod
@@ -88,6 +91,7 @@ class AlertState:
             updated=_opt_float(data.get("updated")),
             value=_opt_float(data.get("value")),
             notification_id=data.get("notification_id"),
+            quiet_since=_opt_float(data.get("quiet_since")),
         )
 
 
@@ -109,6 +113,12 @@ class Transition:
     examples: tuple[str, ...] = ()  # ranked: the answer that moved the rate most first
     evidence_url: str | None = None  # the evidence page for this app, rule and breach
     runbook_url: str | None = None
+    fired_at: float | None = None  # when it fired (a resolved transition: how long it fired)
+
+    @property
+    def firing_seconds(self) -> float:
+        """How long the alert has been firing (0 when it fires now)."""
+        return max(0.0, self.at - self.fired_at) if self.fired_at is not None else 0.0
 
 
 def notification_id(rule: str, app: str, since: float) -> str:
@@ -133,17 +143,28 @@ def evaluate(
         since = state.since if state.since is not None else at
         ident = state.notification_id or notification_id(rule.name, figures.app, since)
         last = state.value if state.value is not None else rule.resolve_threshold
-        resolved = Transition("resolved", rule, figures.app, at, since, last, figures, ident, True)
+        resolved = Transition(
+            "resolved", rule, figures.app, at, since, last, figures, ident, True,
+            fired_at=state.fired_at,
+        )  # fmt: skip
         return AlertState(updated=at), resolved
     if value is None or figures.sample_size(rule.figure) < rule.min_events:
         # Too little data to decide either way: hold, so quiet periods neither fire nor flap.
         return replace(state, updated=at), None
     if state.status == "firing":
         if not rule.clears(value):
-            return replace(state, updated=at, value=value), None
+            return replace(state, updated=at, value=value, quiet_since=None), None
+        # back past resolve_at: resolved once it stays there keep_firing_for (a dip of the
+        # bound in the middle of an incident is not the end of it)
+        quiet = state.quiet_since if state.quiet_since is not None else at
+        if at - quiet < rule.keep_firing_for:
+            return replace(state, updated=at, value=value, quiet_since=quiet), None
         since = state.since if state.since is not None else at
         ident = state.notification_id or notification_id(rule.name, figures.app, since)
-        resolved = Transition("resolved", rule, figures.app, at, since, value, figures, ident)
+        resolved = Transition(
+            "resolved", rule, figures.app, at, since, value, figures, ident,
+            fired_at=state.fired_at,
+        )  # fmt: skip
         return AlertState(updated=at, value=value), resolved
     if not rule.breaches(value):
         return AlertState(updated=at, value=value), None
@@ -152,7 +173,8 @@ def evaluate(
         return AlertState("pending", since=since, updated=at, value=value), None
     ident = notification_id(rule.name, figures.app, since)
     fired = AlertState("firing", since, fired_at=at, updated=at, value=value, notification_id=ident)
-    return fired, Transition("firing", rule, figures.app, at, since, value, figures, ident)
+    firing = Transition("firing", rule, figures.app, at, since, value, figures, ident, fired_at=at)
+    return fired, firing
 
 
 def evaluate_rules(

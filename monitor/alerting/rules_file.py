@@ -11,8 +11,9 @@ from pathlib import Path
 
 import yaml
 
-from monitor.alerting.alert_rules import FIGURES, SEVERITIES, AlertRule, Op
+from monitor.alerting.alert_rules import FIGURES, SEVERITIES, AlertRule, Op, level_for
 from monitor.config.errors import ConfigError
+from monitor.estimation.ppi import LEVEL
 
 DEFAULT_RULES_FILE = Path(__file__).with_name("rules_default.yaml")
 
@@ -21,7 +22,8 @@ _DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$")
 _UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 _RULE_KEYS = frozenset(
     {"name", "figure", "below", "above", "resolve_at", "window", "min_events", "for",
-     "severity", "apps", "summary", "min_judged", "no_data"}
+     "severity", "apps", "summary", "min_judged", "no_data", "level", "false_pages_per_week",
+     "keep_firing_for"}
 )  # fmt: skip
 
 
@@ -74,7 +76,7 @@ def parse_rules(text: str, origin: str = "<rules>") -> tuple[AlertRule, ...]:
     if not isinstance(defaults, dict):
         raise ConfigError(f"{origin}: `defaults` must be a mapping")
     rules = tuple(
-        _rule({**defaults, **raw} if isinstance(raw, dict) else raw, f"{origin} rule {i + 1}")
+        _rule(_merged(defaults, raw) if isinstance(raw, dict) else raw, f"{origin} rule {i + 1}")
         for i, raw in enumerate(doc["rules"])
     )
     names = [r.name for r in rules]
@@ -82,6 +84,17 @@ def parse_rules(text: str, origin: str = "<rules>") -> tuple[AlertRule, ...]:
     if dupes:
         raise ConfigError(f"{origin}: duplicate rule names {dupes}")
     return rules
+
+
+_EITHER = ("level", "false_pages_per_week")
+
+
+def _merged(defaults: dict[str, object], raw: dict[str, object]) -> dict[str, object]:
+    """A rule's keys over the defaults; a rule's own `level` replaces a default
+    `false_pages_per_week` and the other way round (they say the same thing twice)."""
+    if any(key in raw for key in _EITHER):
+        defaults = {k: v for k, v in defaults.items() if k not in _EITHER}
+    return {**defaults, **raw}
 
 
 def _rule(raw: object, where: str) -> AlertRule:
@@ -120,6 +133,8 @@ def _rule(raw: object, where: str) -> AlertRule:
     no_data = str(raw.get("no_data", "resolve"))
     if no_data not in ("resolve", "hold"):
         raise ConfigError(f"{where}: no_data must be resolve or hold")
+    level = _level(raw, window, where)
+    keep = parse_duration(raw.get("keep_firing_for", 0), f"{where}: keep_firing_for")
     apps = raw.get("apps") or []
     if not isinstance(apps, list) or not all(isinstance(a, str) and a for a in apps):
         raise ConfigError(f"{where}: apps must be a list of app names")
@@ -137,7 +152,31 @@ def _rule(raw: object, where: str) -> AlertRule:
         summary=str(raw.get("summary", "")),
         min_judged=min_judged,
         no_data=no_data,
+        level=level,
+        keep_firing_for=keep,
     )
+
+
+def _level(raw: dict[str, object], window: float, where: str) -> float:
+    """`level` as given, or from `false_pages_per_week` (level_for); a rule gives at most one
+    (a default of the other from `defaults` gives way to it: the rule's own key wins)."""
+    level, budget = raw.get("level"), raw.get("false_pages_per_week")
+    if level is not None and budget is not None:
+        raise ConfigError(f"{where}: give `level` or `false_pages_per_week`, not both")
+    if budget is not None:
+        if isinstance(budget, bool) or not isinstance(budget, int | float) or budget <= 0:
+            raise ConfigError(f"{where}: false_pages_per_week must be a positive number")
+        level = level_for(float(budget), window)
+        if level <= 0.5:
+            raise ConfigError(
+                f"{where}: false_pages_per_week {budget} is too large: the level would be 50% or less"
+            )
+        return level
+    if level is None:
+        return LEVEL
+    if isinstance(level, bool) or not isinstance(level, int | float) or not 0.5 < level < 1:
+        raise ConfigError(f"{where}: level must be a number between 0.5 and 1, got {level!r}")
+    return float(level)
 
 
 def _unit_float(value: object, what: str) -> float:

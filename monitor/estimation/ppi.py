@@ -52,7 +52,7 @@ units of 1e-4), and the moments are computed from them in floating point once pe
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from statistics import NormalDist
 
 LEVEL = 0.95
@@ -259,6 +259,15 @@ def classical_mean(
     """The judge-only estimate: the labelled units' mean label, its interval (Agresti-Coull's
     with `top`, the CLT one without)."""
     return ppi_mean(lab, pop, lam=0.0, level=level, scale=scale, offset=offset, top=top)
+
+
+def complement(estimate: Estimate | None) -> Estimate | None:
+    """1 − the estimate: the share of the other labels, its bounds swapped (same σ̂, n, λ)."""
+    if estimate is None:
+        return None
+    return replace(
+        estimate, value=1.0 - estimate.value, lower=1.0 - estimate.upper, upper=1.0 - estimate.lower
+    )
 
 
 def _clip(x: float) -> float:

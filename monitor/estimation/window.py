@@ -18,8 +18,19 @@ rate = (rule-decided claims with the label + Σ over answers of judgeable claims
 have a judgeable claim.
 
 Labels: support y = claims the judge calls `supported`; hallucination y = claims it calls
-`not_supported` (`partially_supported` is neither). The predictor: for support the sum of the
-answer's cheap scores f, for hallucination m − f (m = judgeable claims). Scores are kept in units
+`not_supported` (`partially_supported` is neither). The predictor: for hallucination m − f
+(m = judgeable claims, f the sum of the answer's cheap scores). Support is estimated through the
+identity
+
+    supported claims = claims − (ruled unsupported + ruled other) − Σ (m − s)
+
+where the claims and the rule-decided ones are counted exactly and only Σ (m − s), the judgeable
+claims the judge does not call supported (not supported + partially supported), is estimated:
+label m − s, predictor m − f, as for hallucination. support = 1 − that share, its bounds
+1 − the other's. Estimating Σ s directly (label s, predictor f) gave an interval 1.4-1.9×
+wider than hallucination's on the same claims: s grows with the answer's claim count and the
+residual s − λf keeps that swing; m − s, like h, is mostly 0. With no partially supported
+claim the two estimates are complements and their intervals equally wide. Scores are kept in units
 of 1e-4 (the cheap score is rounded to 4 decimals), so every sum is an exact integer: the window
 table adds, subtracts and replays integers, and nothing drifts.
 """
@@ -32,10 +43,12 @@ from dataclasses import dataclass
 from monitor.checks.grounding import NO_CONTEXT
 from monitor.checks.scoring import is_over_cap
 from monitor.estimation.ppi import (
+    LEVEL,
     Estimate,
     Labelled,
     Population,
     classical_mean,
+    complement,
     ppi_mean,
 )
 from monitor.judge.request import is_evidence
@@ -201,8 +214,8 @@ def window_claims(sums: Mapping[str, int]) -> int:
     return sum(_get(sums, name) for name in ruled)
 
 
-def rate_figures(sums: Mapping[str, int], rate: str) -> RateFigures:
-    """The estimate of one rate from a window's sums."""
+def rate_figures(sums: Mapping[str, int], rate: str, level: float = LEVEL) -> RateFigures:
+    """The estimate of one rate from a window's sums, its interval at `level` (two-sided)."""
     g = sums.get
     claims = window_claims(sums)
     n_lab, m_lab = _get(sums, "lab_n"), _get(sums, "lab_m")
@@ -213,10 +226,17 @@ def rate_figures(sums: Mapping[str, int], rate: str) -> RateFigures:
     lmm, lf, lff, lmf = g("lab_mm", 0), g("lab_f", 0) / s, g("lab_ff", 0) / s2, g("lab_mf", 0) / s
     n_all, m_all = _get(sums, "all_n"), _get(sums, "all_m")
     if rate == "support":
-        pop = Population(n_all, f, ff)
-        y, yy, yf = g("lab_s", 0), g("lab_ss", 0), g("lab_sf", 0) / s
-        lab = Labelled(n_lab, y, lf, yy, lff, yf)
-        ruled = _get(sums, "ruled_supported")
+        # Support from what is known exactly (the identity in the module docstring): the claims
+        # are counted, so support = 1 − the share the judge does not call supported, whose
+        # label m − s (not supported + partially supported) with predictor m − f is estimated
+        # like hallucination's. Estimating s itself swings with the answer's claim count.
+        pop = Population(n_all, m_all - f, mm - 2 * mf + ff)
+        lsm, lss, lsf = g("lab_sm", 0), g("lab_ss", 0), g("lab_sf", 0) / s
+        y = m_lab - g("lab_s", 0)
+        lab = Labelled(
+            n_lab, y, m_lab - lf, lmm - 2 * lsm + lss, lmm - 2 * lmf + lff, lmm - lmf - lsm + lsf
+        )
+        ruled = _get(sums, "ruled_unsupported") + _get(sums, "ruled_other")
     elif rate == "hallucination":
         # predictor m − f: its sums follow from those of m and f
         pop = Population(n_all, m_all - f, mm - 2 * mf + ff)
@@ -228,12 +248,11 @@ def rate_figures(sums: Mapping[str, int], rate: str) -> RateFigures:
     scale, offset = n_all / claims, ruled / claims
     # Agresti-Coull's pseudo-labels are claims, carried by answers of the window's mean size
     top = m_all / n_all if n_all else 1.0
-    return RateFigures(
-        ppi_mean(lab, pop, scale=scale, offset=offset, top=top),
-        classical_mean(lab, pop, scale=scale, offset=offset, top=top),
-        m_lab,
-        n_lab,
-    )
+    tuned = ppi_mean(lab, pop, level=level, scale=scale, offset=offset, top=top)
+    judge_only = classical_mean(lab, pop, level=level, scale=scale, offset=offset, top=top)
+    if rate == "support":
+        tuned, judge_only = complement(tuned), complement(judge_only)
+    return RateFigures(tuned, judge_only, m_lab, n_lab)
 
 
 def window_values(sums: Mapping[str, int]) -> dict[str, float | None]:

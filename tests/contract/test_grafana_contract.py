@@ -369,7 +369,11 @@ def test_an_estimated_rule_says_the_estimate_the_interval_and_n() -> None:
     values.update(hallucination_judged=84, validity=0.99)
     fig = WindowFigures(app="a", at=T0, events=900, values=values)
     text = annotation_text(Transition("firing", rule, "a", T0, T0, 0.12, fig, "id"))
-    assert "hallucination lower bound = 0.120 (above 0.1, resolves at 0.07)" in text
+    assert (
+        "hallucination lower bound of the 95% interval = 0.120 (above 0.1, resolves at 0.07)"
+        in text
+    )
+    assert "firing now; breaching for 0s" in text
     assert "hallucination 0.180 (95% interval 0.120-0.240, 84 judged claims)" in text
 
 

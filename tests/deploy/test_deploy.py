@@ -106,6 +106,8 @@ def test_k8s_rules_configmap_matches_the_defaults() -> None:
                 r.for_seconds,
                 r.severity,
                 r.apps,
+                r.level,
+                r.keep_firing_for,
             )
             for r in rules
         ]

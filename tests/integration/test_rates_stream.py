@@ -188,8 +188,9 @@ def _labelled_stream(
     assert abs(cheap - dev.truth["support"]) > abs(got["support"] - dev.truth["support"])
     if prom is None:
         return
-    # Prometheus reads the same bound, and the support rule is on its way to firing: the upper
-    # bound (~0.4) is below 0.8 with more than 30 judged claims (pending: `for: 2m`)
+    # Prometheus reads the same bound, and the support rule fires: the upper bound (~0.4, and
+    # the rule's own at its level, ragmon_alert_bound_ratio) is below 0.8 with more than 30
+    # judged claims (`for: 0s`: no pending state)
     query = f'max by (app) (ragmon_support_ratio_upper{{app="{APP}"}})'
 
     def scraped() -> bool:  # its latest sample may predate the last label by a scrape
@@ -199,7 +200,7 @@ def _labelled_stream(
         )
 
     wait_until(scraped, timeout=30, what="Prometheus's sample of the final upper bound")
-    alert = f'ALERTS{{alertname="RagmonSupportLow",app="{APP}",alertstate="pending"}}'
+    alert = f'ALERTS{{alertname="RagmonSupportLow",app="{APP}",alertstate="firing"}}'
     assert prom.wait_for(alert, timeout=90)
 
 

@@ -124,3 +124,32 @@ def test_eval_rates_on_the_dev_sets(
         # far better than today's corrections wherever those are off by more than noise
         assert r["estimate_abs_error_median"] < 0.08
     assert "<svg" in html_path.read_text()
+
+
+def test_eval_alerts_reports_every_rule_on_an_estimated_figure(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`ragmon eval --alerts` on the user's own labelled claims: the JSON keys the docs name."""
+    ev, lab = write(tmp_path)
+    out = tmp_path / "alerts.json"
+    code = main(
+        ["eval", str(ev), "--labels", str(lab), "--alerts", "--rate", "2", "--weeks", "0.05",
+         "--healthy", "0.3", "--incident", "0.05:0.6", "--incident-every", "1h",
+         "--target-delay", "0", "--json", str(out)]
+    )  # fmt: skip
+    assert code == 0
+    fig = json.loads(out.read_text())
+    assert fig["claims"]["supported"] >= 1 and fig["claims"]["not_supported"] >= 1
+    assert set(fig["rules"]) == {"support_low", "hallucination_high"}
+    for rule in fig["rules"].values():
+        assert {
+            "false_pages_per_week", "false_pages_per_week_interval", "pages_per_incident",
+            "detection_delay_p50_s", "detection_delay_p90_s", "halfwidth_median",
+        } <= set(rule)  # fmt: skip
+        lo, hi = rule["false_pages_per_week_interval"]
+        assert lo <= rule["false_pages_per_week"] <= hi
+    assert "false pages/week" in capsys.readouterr().out
+
+
+def test_eval_alerts_refuses_a_bad_incident() -> None:
+    assert main(["eval", "--alerts", "--incident", "0.5"]) != 0

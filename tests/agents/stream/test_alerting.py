@@ -220,3 +220,29 @@ def _logs_to_stderr() -> None:
 def _logged(capsys: pytest.CaptureFixture[str]) -> str:
     """What was logged (to the current sys.stderr, which capsys captures)."""
     return capsys.readouterr().err
+
+
+def test_the_bound_each_estimated_rule_compares_is_exported(metrics: Metrics) -> None:
+    """ragmon_alert_bound_ratio: what Prometheus and Grafana read for support/hallucination."""
+    rule = AlertRule("hallucination_high", "hallucination", "above", 0.1, 0.07, min_events=5)
+    alerting = Alerting((rule, RULE), metrics)
+    values = {"hallucination": 0.2, "hallucination_lower": 0.15, "hallucination_upper": 0.25}
+
+    def bound() -> float | None:
+        return metrics.registry.get_sample_value(
+            "ragmon_alert_bound_ratio", {"rule": "hallucination_high", "app": "a"}
+        )
+
+    alerting.observe(WindowFigures("a", 1, 10, {**values, "hallucination_judged": 40}))
+    assert bound() == 0.15  # the lower bound: the far side of an `above` threshold
+    assert (
+        metrics.registry.get_sample_value(
+            "ragmon_alert_bound_ratio", {"rule": "validity_low", "app": "a"}
+        )
+        is None
+    )  # an exact figure has no bound to export
+    alerting.observe(WindowFigures("a", 2, 10, {**values, "hallucination_judged": 10}))
+    assert bound() is None  # too few judged claims: the rule holds, no series
+    alerting.observe(WindowFigures("a", 3, 10, {**values, "hallucination_judged": 40}))
+    alerting.forget("a")
+    assert bound() is None

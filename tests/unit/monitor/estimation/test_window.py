@@ -54,19 +54,48 @@ def _window() -> dict[str, int]:
     return sums
 
 
-def test_support_rate_is_ppi_over_answer_totals() -> None:
+def test_support_rate_is_one_minus_the_not_supported_share_over_answer_totals() -> None:
+    # supported = claims − rule-decided not supported − Σ(m − s): labels m − s = 0, 2, 0 on
+    # predictor m − f = 0.1, 1.4, 0.3 (labelled), 0.9; 2 of 7 claims decided by rule
     fig = rate_figures(_window(), "support")
-    want = ppi_mean(
-        labelled_from([1, 0, 1], [0.9, 0.6, 0.7]),
-        population_from([0.9, 0.6, 0.7, 0.1]),
+    other = ppi_mean(
+        labelled_from([0, 2, 0], [0.1, 1.4, 0.3]),
+        population_from([0.1, 1.4, 0.3, 0.9]),
         scale=4 / 7,
+        offset=2 / 7,
         top=5 / 4,  # Agresti-Coull's pseudo-answers: 5 judgeable claims in 4 answers
     )
-    assert fig.estimate is not None and want is not None
-    assert fig.estimate.value == pytest.approx(want.value, abs=1e-12)
-    assert fig.estimate.stderr == pytest.approx(want.stderr, abs=1e-12)
-    assert (fig.estimate.lower, fig.estimate.upper) == pytest.approx((want.lower, want.upper))
+    assert fig.estimate is not None and other is not None
+    assert fig.estimate.value == pytest.approx(1 - other.value, abs=1e-12)
+    assert fig.estimate.stderr == pytest.approx(other.stderr, abs=1e-12)
+    assert (fig.estimate.lower, fig.estimate.upper) == pytest.approx(
+        (1 - other.upper, 1 - other.lower)
+    )
     assert (fig.judged_answers, fig.judged_claims) == (3, 4)
+    # no partially supported claim: support and hallucination are complements, equally wide
+    hall = rate_figures(_window(), "hallucination").estimate
+    assert hall is not None
+    assert fig.estimate.value == pytest.approx(1 - hall.value, abs=1e-12)
+    assert fig.estimate.upper - fig.estimate.lower == pytest.approx(hall.upper - hall.lower)
+
+
+def test_a_partially_supported_claim_is_in_neither_rate() -> None:
+    # A's one claim judged partially supported: not in support's labels, not in hallucination's
+    sums = _window()
+    _add(sums, {k: -v for k, v in label_sums([0.9], 1, 0).items()})
+    _add(sums, label_sums([0.9], 0, 0))
+    support = rate_figures(sums, "support").estimate
+    hall = rate_figures(sums, "hallucination").estimate
+    want = ppi_mean(
+        labelled_from([1, 2, 0], [0.1, 1.4, 0.3]),
+        population_from([0.1, 1.4, 0.3, 0.9]),
+        scale=4 / 7,
+        offset=2 / 7,
+        top=5 / 4,
+    )
+    assert support is not None and hall is not None and want is not None
+    assert support.value == pytest.approx(1 - want.value, abs=1e-12)
+    assert support.value + hall.value < 1  # the partial share is the rest
 
 
 def test_hallucination_rate_adds_the_rule_decided_claims() -> None:
