@@ -39,6 +39,7 @@ HOT_MODULES = (
     "monitor/citations/grammar.py",
     "monitor/citations/markdown.py",
     "monitor/citations/resolve.py",
+    "monitor/text/excerpt.py",
     "monitor/citations/values.py",
     "monitor/citations/windows.py",
     "monitor/checks/claims.py",

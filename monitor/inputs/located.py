@@ -1,0 +1,427 @@
+"""What every vendor reader shares: an answer assembled from the response's text parts, vendor
+citations resolved to the envelope's documents, and claims located in the answer.
+
+A vendor citation is anchored in the answer in one of three ways:
+- `range`: the API names the answer text it supports (an Anthropic text block, an OpenAI or
+  Cohere start/end, a Gemini grounding segment): that text is a claim.
+- `marker`: the range holds a rendered reference (OpenAI's `([site](url))` links), as `[n]`
+  does in a v1 answer: the claim is the sentence around it, the marker is cut from it by the
+  support tier.
+- `point`: one position (OpenAI `file_citation.index`): the sentence that ends there.
+The rest of the answer (its sentences that overlap no cited range) becomes uncited claim
+candidates, checked against all documents as v1's uncited sentences are.
+
+Citations become v1 citation records: `span` when they locate a passage inside one document
+(Anthropic char, page and block locations; zero-width at the end of their claim, since nothing
+is written in the answer), `segment` when they cite a document as a whole for an answer range
+(`start`/`end` are the claim's, as for v1 segments), `numeric` for a marker. `raw` is the
+API's citation object as compact JSON without its long texts (a marker: the marker as written),
+`excerpt` the API's own cited text.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from monitor.config.options import CheckOptions
+from monitor.records.models import (
+    Adapted,
+    AnswerEvent,
+    Citation,
+    CitationFormat,
+    CitationResult,
+    Claim,
+    Document,
+)
+from monitor.text.excerpt import excerpt_matches
+from monitor.text.sentences import Sentence, split_sentences
+
+AnchorKind = Literal["range", "marker", "point"]
+#: fields left out of `raw`: texts that can be long (they are the excerpt or the documents)
+_LONG_FIELDS = frozenset({"cited_text", "text", "document", "tool_output", "encrypted_index"})
+
+
+class Unreadable(Exception):
+    """The envelope cannot become an event: a dead letter with `reason` (REJECTION_REASONS)."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(detail)
+        self.reason = reason
+        self.detail = detail
+
+
+def bad(where: str, expected: str) -> Unreadable:
+    return Unreadable("invalid_response", f"{where} must be {expected}")
+
+
+def as_obj(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise bad(where, "an object")
+    return value
+
+
+def as_list(value: Any, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise bad(where, "an array")
+    return value
+
+
+def opt_list(obj: dict[str, Any], key: str, where: str) -> list[Any]:
+    """A list that may be absent or null (SDK dumps write null for an empty optional list)."""
+    value = obj.get(key)
+    return [] if value is None else as_list(value, f"{where}.{key}")
+
+
+def as_str(value: Any, where: str) -> str:
+    if not isinstance(value, str):
+        raise bad(where, "a string")
+    return value
+
+
+def opt_str(obj: dict[str, Any], key: str) -> str | None:
+    value = obj.get(key)
+    return value if isinstance(value, str) else None
+
+
+def as_int(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise bad(where, "an integer")
+    return value
+
+
+def pick(obj: dict[str, Any], camel: str, snake: str) -> Any:
+    """A field under its JSON (camelCase) or its SDK dump (snake_case) name."""
+    return obj[camel] if camel in obj else obj.get(snake)
+
+
+def raw_of(citation: dict[str, Any]) -> str:
+    """The API's citation object as compact JSON, its long texts left out."""
+    kept = {k: v for k, v in citation.items() if k not in _LONG_FIELDS and v is not None}
+    return json.dumps(kept, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+@dataclass(slots=True)
+class Resolved:
+    """A vendor citation resolved to a document (or not): the fields of its CitationResult."""
+
+    doc: Document | None
+    error: str | None = None
+    cited_text: str | None = None
+    range_start: int | None = None
+    range_end: int | None = None
+    page: int | None = None
+
+
+@dataclass(slots=True)
+class _Pending:
+    kind: AnchorKind
+    start: int  # in the answer; invalid ranges are not attached to a claim
+    end: int
+    raw: str
+    fmt: CitationFormat
+    resolved: Resolved
+    excerpt: str | None
+    attached: bool
+
+
+@dataclass
+class Builder:
+    """Collects an answer's text parts, its documents and its citations; `finish` makes the
+    event. The readers add documents from the response after the envelope's (ids kept unique)."""
+
+    fmt: str
+    documents: list[Document]
+    options: CheckOptions
+    parts: list[str] = field(default_factory=list)
+    length: int = 0
+    pending: list[_Pending] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    model: str | None = None
+    inline: bool = False  # the answer's own `[n]` markers are its citations (a v1 event)
+    _joined: str | None = None
+
+    # --- the answer --------------------------------------------------------------------------
+    def add_text(self, text: str) -> int:
+        """Append a text part; returns its offset in the answer."""
+        at = self.length
+        self.parts.append(text)
+        self.length += len(text)
+        self._joined = None
+        return at
+
+    def answer(self) -> str:
+        if self._joined is None:
+            self._joined = "".join(self.parts)
+        return self._joined
+
+    # --- documents -----------------------------------------------------------------------------
+    def add_document(self, doc: Document) -> Document:
+        """Add a document the response carries; a taken id gets `#n` appended."""
+        taken = {d.id for d in self.documents}
+        if doc.id in taken:
+            n = 2
+            while f"{doc.id}#{n}" in taken:
+                n += 1
+            doc = Document(f"{doc.id}#{n}", doc.text, doc.pages, doc.title, doc.url)
+        self.documents.append(doc)
+        return doc
+
+    def by_id(self, *names: str | None) -> Document | None:
+        """The first document whose id equals one of `names` (then whose url does)."""
+        wanted = [n for n in names if n]
+        for name in wanted:
+            for doc in self.documents:
+                if doc.id == name:
+                    return doc
+        for name in wanted:
+            for doc in self.documents:
+                if doc.url == name:
+                    return doc
+        return None
+
+    # --- citations -----------------------------------------------------------------------------
+    def cite(
+        self,
+        kind: AnchorKind,
+        start: int,
+        end: int,
+        raw: str,
+        fmt: CitationFormat,
+        resolved: Resolved,
+        *,
+        excerpt: str | None = None,
+        answer_quote: str | None = None,
+        within: tuple[int, int] | None = None,
+    ) -> None:
+        """One vendor citation anchored at [start, end) of the answer (a point: start == end).
+        `excerpt` is the API's cited text of the document (checked at resolution); an
+        `answer_quote` is the API's copy of the answer range (Cohere `text`, Gemini
+        `segment.text`), checked against that range here. `within`: the text part the API's
+        offsets index (default: the whole answer)."""
+        error = resolved.error
+        attached = True
+        lo, hi = within if within is not None else (0, self.length)
+        if kind != "point":
+            range_error = span_error(start - lo, end - lo, hi - lo)
+            if range_error is not None:
+                attached = False
+                error = error or range_error
+        elif not lo <= start <= hi:
+            attached = False
+            error = error or "span_out_of_bounds"
+        if (
+            error is None
+            and answer_quote is not None
+            and not excerpt_matches(
+                answer_quote, self.answer()[start:end], self.options.excerpt_min_similarity
+            )
+        ):
+            error = "excerpt_mismatch"
+        if error != resolved.error:
+            resolved = Resolved(
+                resolved.doc,
+                error,
+                resolved.cited_text,
+                resolved.range_start,
+                resolved.range_end,
+                resolved.page,
+            )
+        self.pending.append(
+            _Pending(kind, start, end, raw, fmt, resolved, excerpt or answer_quote, attached)
+        )
+
+    # --- the event -----------------------------------------------------------------------------
+    def finish(self, base: AnswerEvent) -> AnswerEvent:
+        answer = self.answer()
+        claims, slot_of = (
+            _locate(answer, self.pending) if self.pending or not self.inline else ([], {})
+        )
+        results = [_result(i, p, slot_of.get(i), claims) for i, p in enumerate(self.pending)]
+        by_slot: dict[int, list[int]] = {}
+        for i, slot in slot_of.items():
+            by_slot.setdefault(slot, []).append(i)
+        out_claims = tuple(
+            Claim(n, answer[s:e], s, e, tuple(sorted(by_slot.get(n, ()))))
+            for n, (s, e) in enumerate(claims)
+        )
+        adapted: Adapted | None = Adapted(self.fmt, tuple(results), out_claims, tuple(self.notes))
+        if self.inline and not self.pending:
+            adapted = None  # extraction, resolution and claims as for any v1 answer
+        return AnswerEvent(
+            event_id=base.event_id,
+            answer=answer,
+            app=base.app,
+            timestamp=base.timestamp,
+            tenant=base.tenant,
+            model=base.model or self.model,
+            question=base.question,
+            documents=tuple(self.documents),
+            data=base.data,
+            metadata=base.metadata,
+            adapted=adapted,
+        )
+
+
+def span_error(start: int, end: int, length: int) -> str | None:
+    """v1's checks of a character span, in v1's order (resolve.py)."""
+    if end < start:
+        return "end_before_start"
+    if end == start:
+        return "empty_span"
+    if start < 0 or end > length:
+        return "span_out_of_bounds"
+    return None
+
+
+def _locate(answer: str, pending: list[_Pending]) -> tuple[list[tuple[int, int]], dict[int, int]]:
+    """Claim ranges in answer order, and the claim each attached citation belongs to."""
+    ranges = sorted({(p.start, p.end) for p in pending if p.attached and p.kind == "range"})
+    markers = [(p.start, p.end) for p in pending if p.attached and p.kind == "marker"]
+    sentences: list[Sentence] | None = None
+    loose = [i for i, p in enumerate(pending) if p.attached and p.kind != "range"]
+    extra: dict[tuple[int, int], None] = {}
+    home: dict[int, tuple[int, int]] = {}
+    for i, p in enumerate(pending):
+        if p.attached and p.kind == "range":
+            home[i] = (p.start, p.end)
+    if loose or answer:
+        sentences = split_sentences(answer, markers)
+    for i in loose:
+        p = pending[i]
+        pos = p.start if p.kind == "marker" else max(0, p.start - 1)  # a point follows its text
+        inside = [r for r in ranges if r[0] <= pos < r[1]]
+        if inside:
+            home[i] = min(inside, key=lambda r: r[1] - r[0])
+            continue
+        sentence = _sentence_at(sentences or [], pos)
+        if sentence is not None:
+            home[i] = sentence
+            extra[sentence] = None
+    taken = sorted(set(ranges) | set(extra))
+    rest = [
+        (s.start, s.end)
+        for s in sentences or []
+        if s.kind == "text" and not any(a < s.end and s.start < b for a, b in taken)
+    ]
+    claims = sorted(set(taken) | set(rest))
+    number = {r: n for n, r in enumerate(claims)}
+    return claims, {i: number[r] for i, r in home.items()}
+
+
+def _sentence_at(sentences: list[Sentence], pos: int) -> tuple[int, int] | None:
+    """The sentence holding `pos`, else the last one that ends before it."""
+    before = None
+    for s in sentences:
+        if s.start <= pos < s.end:
+            return (s.start, s.end)
+        if s.end <= pos:
+            before = (s.start, s.end)
+    return before
+
+
+def _result(
+    index: int, p: _Pending, slot: int | None, claims: list[tuple[int, int]]
+) -> CitationResult:
+    r = p.resolved
+    if slot is None:  # not attached: where the API put it, clamped to the answer
+        start = end = max(0, p.start)
+    elif p.fmt == "segment":
+        start, end = claims[slot]
+    elif p.fmt == "numeric":
+        start, end = p.start, p.end
+    else:  # a span: zero-width after its claim, so no claim text is read as a marker
+        start = end = claims[slot][1]
+    group = -1 if slot is None else slot
+    citation = Citation(
+        index=index,
+        raw=p.raw,
+        format=p.fmt,
+        start=start,
+        end=end,
+        group=group,
+        doc_ref=None if r.doc is None else r.doc.id,
+        page=r.page,
+        range_start=r.range_start,
+        range_end=r.range_end,
+        excerpt=p.excerpt,
+        segment=slot if p.fmt == "segment" else None,
+    )
+    doc_id = None if r.doc is None else r.doc.id
+    if r.error is None:
+        return CitationResult(citation, "valid", None, doc_id, r.cited_text)
+    return CitationResult(citation, "invalid", r.error, doc_id, r.cited_text)
+
+
+# --- resolution against a document (the vendor's offsets → the document's code points) ---------
+
+
+def whole(doc: Document | None, missing: str, quote: str | None, options: CheckOptions) -> Resolved:
+    """A citation of a document as a whole; `quote` (the API's cited text) must occur in it."""
+    if doc is None:
+        return Resolved(None, missing)
+    text = doc.full_text
+    if quote is not None and not excerpt_matches(quote, text, options.excerpt_min_similarity):
+        return Resolved(doc, "excerpt_mismatch", text)
+    return Resolved(doc, None, text)
+
+
+def chars(
+    doc: Document, start: int, end: int, quote: str | None, options: CheckOptions
+) -> Resolved:
+    """Characters [start, end) of the document's text (Anthropic char_location)."""
+    text = doc.full_text
+    error = span_error(start, end, len(text))
+    if error is None and end - start > options.max_span_chars:
+        error = "span_too_long"
+    if error is not None:
+        return Resolved(doc, error, None, start, end)
+    cited = text[start:end]
+    if quote is not None and not excerpt_matches(quote, cited, options.excerpt_min_similarity):
+        return Resolved(doc, "excerpt_mismatch", cited, start, end)
+    return Resolved(doc, None, cited, start, end)
+
+
+def units(
+    doc: Document,
+    first: int,
+    stop: int,
+    base: int,
+    quote: str | None,
+    options: CheckOptions,
+) -> Resolved:
+    """Pages (base 1) or content blocks (base 0) [first, stop) of a document: its `pages`, else
+    its text as the only one."""
+    pages = doc.pages if doc.pages is not None else (doc.full_text,)
+    out_of_range = "page_out_of_range" if base == 1 else "span_out_of_bounds"
+    page = first if base == 1 else None
+    if stop < first:
+        return Resolved(doc, "end_before_start", page=page)
+    if stop == first:
+        return Resolved(doc, "empty_span", page=page)
+    if first < base or stop - base > len(pages):
+        return Resolved(doc, out_of_range, page=page)
+    cited = "\n\n".join(pages[first - base : stop - base])
+    if quote is not None and not excerpt_matches(quote, cited, options.excerpt_min_similarity):
+        return Resolved(doc, "excerpt_mismatch", cited, page=page)
+    return Resolved(doc, None, cited, page=page)
+
+
+def utf8_to_chars(text: str, offsets: list[int], where: str) -> list[int]:
+    """UTF-8 byte offsets into `text` → code-point offsets. An offset inside a character is
+    unreadable (the answer cannot be cut there); offsets past the end map past it (the citation
+    is then span_out_of_bounds, as a character offset past the end would be)."""
+    data = text.encode("utf-8", "surrogatepass")
+    out = []
+    for offset in offsets:
+        if offset < 0 or offset >= len(data):
+            out.append(len(text) + (offset - len(data)) if offset >= len(data) else offset)
+            continue
+        if (data[offset] & 0xC0) == 0x80:
+            raise Unreadable(
+                "offset_splits_character",
+                f"{where}: byte offset {offset} falls inside a UTF-8 character",
+            )
+        out.append(len(data[:offset].decode("utf-8", "surrogatepass")))
+    return out
