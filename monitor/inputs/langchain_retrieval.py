@@ -32,8 +32,7 @@ FORMAT = "langchain.retrieval"
 
 
 def read(response: dict[str, Any], b: Builder) -> None:
-    envelope = list(b.documents)
-    b.documents.clear()
+    envelope = b.take_documents()
     for i, item in enumerate(as_list(response.get("context") or [], "response.context")):
         where = f"response.context[{i}]"
         doc = as_obj(item, where)
@@ -45,8 +44,8 @@ def read(response: dict[str, Any], b: Builder) -> None:
         url = opt_str(meta, "url") or (source if is_url else None)
         b.add_document(Document(doc_id, text, title=opt_str(meta, "title"), url=url))
     for kept in envelope:
-        if b.by_id(kept.id) is None:
-            b.documents.append(kept)
+        if not b.knows(kept.id):
+            b.add_document(kept)
     answer = response.get("answer")
     if isinstance(answer, dict):
         _message(answer, b)

@@ -22,8 +22,7 @@ FORMAT = "llamaindex.response"
 def read(response: dict[str, Any], b: Builder) -> None:
     answer = response.get("response")
     b.add_text("" if answer is None else as_str(answer, "response.response"))
-    envelope = list(b.documents)
-    b.documents.clear()
+    envelope = b.take_documents()
     for i, item in enumerate(as_list(response.get("source_nodes") or [], "response.source_nodes")):
         where = f"response.source_nodes[{i}]"
         node = as_obj(as_obj(item, where).get("node"), f"{where}.node")
@@ -36,6 +35,6 @@ def read(response: dict[str, Any], b: Builder) -> None:
         title = opt_str(meta, "title") or opt_str(meta, "file_name")
         b.add_document(Document(node_id, text, title=title, url=opt_str(meta, "url")))
     for kept in envelope:
-        if b.by_id(kept.id) is None:
-            b.documents.append(kept)
+        if not b.knows(kept.id):
+            b.add_document(kept)
     b.inline = True

@@ -21,6 +21,7 @@ API's citation object as compact JSON without its long texts (a marker: the mark
 
 from __future__ import annotations
 
+import bisect
 import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -36,7 +37,7 @@ from monitor.records.models import (
     Document,
 )
 from monitor.text.excerpt import excerpt_matches
-from monitor.text.sentences import Sentence, split_sentences
+from monitor.text.sentences import split_sentences
 
 AnchorKind = Literal["range", "marker", "point"]
 #: fields left out of `raw`: texts that can be long (they are the excerpt or the documents)
@@ -140,6 +141,7 @@ class Builder:
     notes: list[str] = field(default_factory=list)
     model: str | None = None
     inline: bool = False  # the answer's own `[n]` markers are its citations (a v1 event)
+    capped: bool = False
     _joined: str | None = None
 
     # --- the answer --------------------------------------------------------------------------
@@ -157,28 +159,47 @@ class Builder:
         return self._joined
 
     # --- documents -----------------------------------------------------------------------------
+    def __post_init__(self) -> None:
+        self._ids: dict[str, Document] = {}
+        self._urls: dict[str, Document] = {}
+        for doc in self.documents:
+            self._register(doc)
+
+    def _register(self, doc: Document) -> None:
+        self._ids.setdefault(doc.id, doc)
+        if doc.url:
+            self._urls.setdefault(doc.url, doc)
+
+    def take_documents(self) -> list[Document]:
+        """The documents so far, removed (a reader that puts the response's own first)."""
+        taken = list(self.documents)
+        self.documents.clear()
+        self._ids.clear()
+        self._urls.clear()
+        return taken
+
+    def knows(self, doc_id: str) -> bool:
+        return doc_id in self._ids
+
     def add_document(self, doc: Document) -> Document:
         """Add a document the response carries; a taken id gets `#n` appended."""
-        taken = {d.id for d in self.documents}
-        if doc.id in taken:
+        if doc.id in self._ids:
             n = 2
-            while f"{doc.id}#{n}" in taken:
+            while f"{doc.id}#{n}" in self._ids:
                 n += 1
             doc = Document(f"{doc.id}#{n}", doc.text, doc.pages, doc.title, doc.url)
         self.documents.append(doc)
+        self._register(doc)
         return doc
 
     def by_id(self, *names: str | None) -> Document | None:
         """The first document whose id equals one of `names` (then whose url does)."""
-        wanted = [n for n in names if n]
-        for name in wanted:
-            for doc in self.documents:
-                if doc.id == name:
-                    return doc
-        for name in wanted:
-            for doc in self.documents:
-                if doc.url == name:
-                    return doc
+        for name in names:
+            if name and name in self._ids:
+                return self._ids[name]
+        for name in names:
+            if name and name in self._urls:
+                return self._urls[name]
         return None
 
     # --- citations -----------------------------------------------------------------------------
@@ -199,7 +220,13 @@ class Builder:
         `excerpt` is the API's cited text of the document (checked at resolution); an
         `answer_quote` is the API's copy of the answer range (Cohere `text`, Gemini
         `segment.text`), checked against that range here. `within`: the text part the API's
-        offsets index (default: the whole answer)."""
+        offsets index (default: the whole answer). Past RAGMON_MAX_CITATIONS citations the
+        rest are dropped with v1's note (the claims after the last one kept are undecided)."""
+        if len(self.pending) >= self.options.max_citations:
+            if not self.capped:
+                self.capped = True
+                self.notes.append(f"too_many_citations: capped at {self.options.max_citations}")
+            return
         error = resolved.error
         attached = True
         lo, hi = within if within is not None else (0, self.length)
@@ -279,46 +306,59 @@ def _locate(answer: str, pending: list[_Pending]) -> tuple[list[tuple[int, int]]
     """Claim ranges in answer order, and the claim each attached citation belongs to."""
     ranges = sorted({(p.start, p.end) for p in pending if p.attached and p.kind == "range"})
     markers = [(p.start, p.end) for p in pending if p.attached and p.kind == "marker"]
-    sentences: list[Sentence] | None = None
-    loose = [i for i, p in enumerate(pending) if p.attached and p.kind != "range"]
-    extra: dict[tuple[int, int], None] = {}
+    sentences = [(s.start, s.end) for s in split_sentences(answer, markers) if s.kind == "text"]
+    starts = [s for s, _ in sentences]
+    range_starts = [r[0] for r in ranges]
     home: dict[int, tuple[int, int]] = {}
+    found: set[tuple[int, int]] = set()
     for i, p in enumerate(pending):
-        if p.attached and p.kind == "range":
-            home[i] = (p.start, p.end)
-    if loose or answer:
-        sentences = split_sentences(answer, markers)
-    for i in loose:
-        p = pending[i]
-        pos = p.start if p.kind == "marker" else max(0, p.start - 1)  # a point follows its text
-        inside = [r for r in ranges if r[0] <= pos < r[1]]
-        if inside:
-            home[i] = min(inside, key=lambda r: r[1] - r[0])
+        if not p.attached:
             continue
-        sentence = _sentence_at(sentences or [], pos)
-        if sentence is not None:
-            home[i] = sentence
-            extra[sentence] = None
-    taken = sorted(set(ranges) | set(extra))
-    rest = [
-        (s.start, s.end)
-        for s in sentences or []
-        if s.kind == "text" and not any(a < s.end and s.start < b for a, b in taken)
-    ]
-    claims = sorted(set(taken) | set(rest))
+        if p.kind == "range":
+            home[i] = (p.start, p.end)
+            continue
+        pos = p.start if p.kind == "marker" else max(0, p.start - 1)  # a point follows its text
+        inside = _innermost(ranges, range_starts, pos)
+        if inside is not None:
+            home[i] = inside
+            continue
+        k = bisect.bisect_right(starts, pos) - 1  # the sentence holding pos, else the one before
+        if k >= 0:
+            home[i] = sentences[k]
+            found.add(sentences[k])
+    taken = _union(sorted(set(ranges) | found))
+    taken_starts = [a for a, _ in taken]
+    rest = [s for s in sentences if not _overlaps(taken, taken_starts, s)]
+    claims = sorted(set(ranges) | found | set(rest))
     number = {r: n for n, r in enumerate(claims)}
     return claims, {i: number[r] for i, r in home.items()}
 
 
-def _sentence_at(sentences: list[Sentence], pos: int) -> tuple[int, int] | None:
-    """The sentence holding `pos`, else the last one that ends before it."""
-    before = None
-    for s in sentences:
-        if s.start <= pos < s.end:
-            return (s.start, s.end)
-        if s.end <= pos:
-            before = (s.start, s.end)
-    return before
+def _innermost(
+    ranges: list[tuple[int, int]], starts: list[int], pos: int
+) -> tuple[int, int] | None:
+    """The shortest cited range holding `pos`."""
+    best = None
+    for r in ranges[: bisect.bisect_right(starts, pos)]:
+        if r[0] <= pos < r[1] and (best is None or r[1] - r[0] < best[1] - best[0]):
+            best = r
+    return best
+
+
+def _union(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for a, b in spans:
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
+def _overlaps(union: list[tuple[int, int]], starts: list[int], span: tuple[int, int]) -> bool:
+    """`span` overlaps one of the disjoint sorted `union` spans."""
+    k = bisect.bisect_left(starts, span[1]) - 1  # the last span starting before span's end
+    return k >= 0 and union[k][1] > span[0]
 
 
 def _result(

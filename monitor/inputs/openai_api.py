@@ -85,15 +85,17 @@ def read_chat(response: dict[str, Any], b: Builder) -> None:
         raise bad("response.choices", "a non-empty array")
     if len(choices) > 1:
         b.notes.append(f"choices: {len(choices)}, the first read")
-    message = as_obj(as_obj(choices[0], "response.choices[0]").get("message"), "choice.message")
+    message = as_obj(
+        as_obj(choices[0], "response.choices[0]").get("message"), "response.choices[0].message"
+    )
     content = message.get("content")
     text = "" if content is None else as_str(content, "response.choices[0].message.content")
     offset = b.add_text(text)
     where = "response.choices[0].message"
     for k, item in enumerate(opt_list(message, "annotations", where)):
         entry = as_obj(item, f"{where}.annotations[{k}]")
-        inner = entry.get(entry.get("type") or "")
         kind = entry.get("type")
+        inner = entry.get(kind) if isinstance(kind, str) else None
         flat = {"type": kind, **as_obj(inner, f"{where}.annotations[{k}].{kind}")}
         _annotation(flat, offset, text, b, where, k)
 
