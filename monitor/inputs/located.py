@@ -452,6 +452,8 @@ def utf8_to_chars(text: str, offsets: list[int], where: str) -> list[int]:
     """UTF-8 byte offsets into `text` → code-point offsets. An offset inside a character is
     unreadable (the answer cannot be cut there); offsets past the end map past it (the citation
     is then span_out_of_bounds, as a character offset past the end would be)."""
+    if text.isascii():
+        return list(offsets)  # one byte per character
     data = text.encode("utf-8", "surrogatepass")
     out = []
     for offset in offsets:
