@@ -179,3 +179,21 @@ def test_envelope_level_errors() -> None:
     # a v1 event carrying an unknown `format` field stays a v1 event
     v1 = decode_event(b'{"event_id": "v", "answer": "x", "format": "markdown"}', OPTS)
     assert isinstance(v1, AnswerEvent) and v1.adapted is None
+
+
+def test_the_api_quote_reaches_the_audit_record_and_the_evidence_page() -> None:
+    from monitor.oncall.page import _citations
+    from monitor.output.audit_text import AuditText, explain
+
+    case = next(c for c in CASES if c.fmt == "anthropic.messages" and c.name == "invalid_citations")
+    event, verdict = _verdict(case)
+    record = verdict_to_dict(verdict)
+    kept = explain(record, event, verdict, AuditText(level="all"))
+    assert kept["citations"][2]["excerpt"] == "Penguins are tall."
+    assert kept["citations"][2]["cited_text"] == "The grass is green."
+    html = _citations(kept["citations"])
+    assert "quoted: “Penguins are tall.”" in html
+    assert "excerpt_mismatch" in html
+    # free text stays out of the audit trail when the policy says so
+    lean = explain(record, event, verdict, AuditText(level="claims"))
+    assert all("excerpt" not in c for c in lean["citations"])
