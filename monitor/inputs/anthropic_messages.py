@@ -21,20 +21,9 @@ from __future__ import annotations
 from typing import Any
 
 from monitor.config.options import CheckOptions
-from monitor.inputs.located import (
-    Builder,
-    Resolved,
-    as_int,
-    as_list,
-    as_obj,
-    as_str,
-    chars,
-    opt_list,
-    opt_str,
-    raw_of,
-    units,
-    whole,
-)
+from monitor.inputs.jsonread import as_int, as_list, as_obj, as_str, opt_list, opt_str, raw_of
+from monitor.inputs.located import Builder
+from monitor.inputs.passages import Resolved, chars, units, whole
 from monitor.records.models import CitationFormat, Document
 
 FORMAT = "anthropic.messages"

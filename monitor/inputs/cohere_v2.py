@@ -14,17 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from monitor.inputs.located import (
-    Builder,
-    as_int,
-    as_list,
-    as_obj,
-    as_str,
-    opt_list,
-    opt_str,
-    raw_of,
-    whole,
-)
+from monitor.inputs.jsonread import as_int, as_list, as_obj, as_str, opt_list, opt_str, raw_of
+from monitor.inputs.located import Builder
+from monitor.inputs.passages import whole
 from monitor.records.models import Document
 
 FORMAT = "cohere.chat.v2"

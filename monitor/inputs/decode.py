@@ -13,7 +13,7 @@ from typing import Any
 
 from monitor.config.options import CheckOptions
 from monitor.inputs.envelope import envelope_format, read_response
-from monitor.inputs.located import Unreadable
+from monitor.inputs.jsonread import Unreadable
 from monitor.records.models import AnswerEvent, Document, GoldSpan, Rejection, Segment
 
 _APP_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")

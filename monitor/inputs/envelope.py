@@ -22,7 +22,8 @@ from monitor.inputs import (
     llamaindex_response,
     openai_api,
 )
-from monitor.inputs.located import Builder, Unreadable
+from monitor.inputs.jsonread import Unreadable
+from monitor.inputs.located import Builder
 from monitor.records.models import AnswerEvent
 
 _READERS: dict[str, Callable[[dict[str, Any], Builder], None]] = {

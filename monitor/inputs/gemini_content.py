@@ -16,9 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from monitor.inputs.located import (
-    Builder,
-    Resolved,
+from monitor.inputs.jsonread import (
     Unreadable,
     as_int,
     as_list,
@@ -27,9 +25,9 @@ from monitor.inputs.located import (
     opt_str,
     pick,
     raw_of,
-    utf8_to_chars,
-    whole,
 )
+from monitor.inputs.located import Builder
+from monitor.inputs.passages import Resolved, utf8_to_chars, whole
 from monitor.records.models import Document
 
 FORMAT = "gemini.generate_content"

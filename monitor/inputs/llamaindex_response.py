@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from monitor.inputs.located import Builder, as_list, as_obj, as_str, opt_str
+from monitor.inputs.jsonread import as_list, as_obj, as_str, opt_str
+from monitor.inputs.located import Builder
 from monitor.records.models import Document
 
 FORMAT = "llamaindex.response"

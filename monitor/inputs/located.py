@@ -22,11 +22,11 @@ API's citation object as compact JSON without its long texts (a marker: the mark
 from __future__ import annotations
 
 import bisect
-import json
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from monitor.config.options import CheckOptions
+from monitor.inputs.passages import Resolved, span_error
 from monitor.records.models import (
     Adapted,
     AnswerEvent,
@@ -40,79 +40,6 @@ from monitor.text.excerpt import excerpt_matches
 from monitor.text.sentences import split_sentences
 
 AnchorKind = Literal["range", "marker", "point"]
-#: fields left out of `raw`: texts that can be long (they are the excerpt or the documents)
-_LONG_FIELDS = frozenset({"cited_text", "text", "document", "tool_output", "encrypted_index"})
-
-
-class Unreadable(Exception):
-    """The envelope cannot become an event: a dead letter with `reason` (REJECTION_REASONS)."""
-
-    def __init__(self, reason: str, detail: str) -> None:
-        super().__init__(detail)
-        self.reason = reason
-        self.detail = detail
-
-
-def bad(where: str, expected: str) -> Unreadable:
-    return Unreadable("invalid_response", f"{where} must be {expected}")
-
-
-def as_obj(value: Any, where: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise bad(where, "an object")
-    return value
-
-
-def as_list(value: Any, where: str) -> list[Any]:
-    if not isinstance(value, list):
-        raise bad(where, "an array")
-    return value
-
-
-def opt_list(obj: dict[str, Any], key: str, where: str) -> list[Any]:
-    """A list that may be absent or null (SDK dumps write null for an empty optional list)."""
-    value = obj.get(key)
-    return [] if value is None else as_list(value, f"{where}.{key}")
-
-
-def as_str(value: Any, where: str) -> str:
-    if not isinstance(value, str):
-        raise bad(where, "a string")
-    return value
-
-
-def opt_str(obj: dict[str, Any], key: str) -> str | None:
-    value = obj.get(key)
-    return value if isinstance(value, str) else None
-
-
-def as_int(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise bad(where, "an integer")
-    return value
-
-
-def pick(obj: dict[str, Any], camel: str, snake: str) -> Any:
-    """A field under its JSON (camelCase) or its SDK dump (snake_case) name."""
-    return obj[camel] if camel in obj else obj.get(snake)
-
-
-def raw_of(citation: dict[str, Any]) -> str:
-    """The API's citation object as compact JSON, its long texts left out."""
-    kept = {k: v for k, v in citation.items() if k not in _LONG_FIELDS and v is not None}
-    return json.dumps(kept, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-
-
-@dataclass(slots=True)
-class Resolved:
-    """A vendor citation resolved to a document (or not): the fields of its CitationResult."""
-
-    doc: Document | None
-    error: str | None = None
-    cited_text: str | None = None
-    range_start: int | None = None
-    range_end: int | None = None
-    page: int | None = None
 
 
 @dataclass(slots=True)
@@ -291,17 +218,6 @@ class Builder:
         )
 
 
-def span_error(start: int, end: int, length: int) -> str | None:
-    """v1's checks of a character span, in v1's order (resolve.py)."""
-    if end < start:
-        return "end_before_start"
-    if end == start:
-        return "empty_span"
-    if start < 0 or end > length:
-        return "span_out_of_bounds"
-    return None
-
-
 def _locate(answer: str, pending: list[_Pending]) -> tuple[list[tuple[int, int]], dict[int, int]]:
     """Claim ranges in answer order, and the claim each attached citation belongs to."""
     ranges = sorted({(p.start, p.end) for p in pending if p.attached and p.kind == "range"})
@@ -392,78 +308,3 @@ def _result(
     if r.error is None:
         return CitationResult(citation, "valid", None, doc_id, r.cited_text)
     return CitationResult(citation, "invalid", r.error, doc_id, r.cited_text)
-
-
-# --- resolution against a document (the vendor's offsets → the document's code points) ---------
-
-
-def whole(doc: Document | None, missing: str, quote: str | None, options: CheckOptions) -> Resolved:
-    """A citation of a document as a whole; `quote` (the API's cited text) must occur in it."""
-    if doc is None:
-        return Resolved(None, missing)
-    text = doc.full_text
-    if quote is not None and not excerpt_matches(quote, text, options.excerpt_min_similarity):
-        return Resolved(doc, "excerpt_mismatch", text)
-    return Resolved(doc, None, text)
-
-
-def chars(
-    doc: Document, start: int, end: int, quote: str | None, options: CheckOptions
-) -> Resolved:
-    """Characters [start, end) of the document's text (Anthropic char_location)."""
-    text = doc.full_text
-    error = span_error(start, end, len(text))
-    if error is None and end - start > options.max_span_chars:
-        error = "span_too_long"
-    if error is not None:
-        return Resolved(doc, error, None, start, end)
-    cited = text[start:end]
-    if quote is not None and not excerpt_matches(quote, cited, options.excerpt_min_similarity):
-        return Resolved(doc, "excerpt_mismatch", cited, start, end)
-    return Resolved(doc, None, cited, start, end)
-
-
-def units(
-    doc: Document,
-    first: int,
-    stop: int,
-    base: int,
-    quote: str | None,
-    options: CheckOptions,
-) -> Resolved:
-    """Pages (base 1) or content blocks (base 0) [first, stop) of a document: its `pages`, else
-    its text as the only one."""
-    pages = doc.pages if doc.pages is not None else (doc.full_text,)
-    out_of_range = "page_out_of_range" if base == 1 else "span_out_of_bounds"
-    page = first if base == 1 else None
-    if stop < first:
-        return Resolved(doc, "end_before_start", page=page)
-    if stop == first:
-        return Resolved(doc, "empty_span", page=page)
-    if first < base or stop - base > len(pages):
-        return Resolved(doc, out_of_range, page=page)
-    cited = "\n\n".join(pages[first - base : stop - base])
-    if quote is not None and not excerpt_matches(quote, cited, options.excerpt_min_similarity):
-        return Resolved(doc, "excerpt_mismatch", cited, page=page)
-    return Resolved(doc, None, cited, page=page)
-
-
-def utf8_to_chars(text: str, offsets: list[int], where: str) -> list[int]:
-    """UTF-8 byte offsets into `text` → code-point offsets. An offset inside a character is
-    unreadable (the answer cannot be cut there); offsets past the end map past it (the citation
-    is then span_out_of_bounds, as a character offset past the end would be)."""
-    if text.isascii():
-        return list(offsets)  # one byte per character
-    data = text.encode("utf-8", "surrogatepass")
-    out = []
-    for offset in offsets:
-        if offset < 0 or offset >= len(data):
-            out.append(len(text) + (offset - len(data)) if offset >= len(data) else offset)
-            continue
-        if (data[offset] & 0xC0) == 0x80:
-            raise Unreadable(
-                "offset_splits_character",
-                f"{where}: byte offset {offset} falls inside a UTF-8 character",
-            )
-        out.append(len(data[:offset].decode("utf-8", "surrogatepass")))
-    return out

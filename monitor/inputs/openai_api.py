@@ -24,8 +24,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from monitor.inputs.located import (
-    Builder,
+from monitor.inputs.jsonread import (
     as_int,
     as_list,
     as_obj,
@@ -35,8 +34,9 @@ from monitor.inputs.located import (
     opt_str,
     pick,
     raw_of,
-    whole,
 )
+from monitor.inputs.located import Builder
+from monitor.inputs.passages import whole
 from monitor.records.models import Document
 
 RESPONSES = "openai.responses"

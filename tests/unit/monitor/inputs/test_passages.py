@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from monitor.check import check_bytes
 from monitor.config.options import CheckOptions
 from monitor.inputs.envelope import FORMATS
-from monitor.inputs.located import Unreadable, utf8_to_chars
+from monitor.inputs.jsonread import Unreadable
+from monitor.inputs.passages import utf8_to_chars
 from monitor.records.models import REJECTION_REASONS, Rejection, Verdict
 from tests.unit.monitor.inputs.vendor_cases import all_cases, require_sdks
 
