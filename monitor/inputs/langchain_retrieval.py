@@ -38,6 +38,9 @@ def read(response: dict[str, Any], b: Builder) -> None:
     for kept in envelope:
         if not b.knows(kept.id):
             b.add_document(kept)
+    question = response.get("input")
+    if isinstance(question, str):
+        b.question = question  # the envelope's own `question` wins
     answer = response.get("answer")
     if isinstance(answer, dict):
         _message(answer, b)

@@ -67,6 +67,7 @@ class Builder:
     pending: list[_Pending] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     model: str | None = None
+    question: str | None = None
     inline: bool = False  # the answer's own `[n]` markers are its citations (a v1 event)
     capped: bool = False
     _joined: str | None = None
@@ -210,7 +211,7 @@ class Builder:
             timestamp=base.timestamp,
             tenant=base.tenant,
             model=base.model or self.model,
-            question=base.question,
+            question=base.question if base.question is not None else self.question,
             documents=tuple(self.documents),
             data=base.data,
             metadata=base.metadata,
@@ -220,7 +221,9 @@ class Builder:
 
 def _locate(answer: str, pending: list[_Pending]) -> tuple[list[tuple[int, int]], dict[int, int]]:
     """Claim ranges in answer order, and the claim each attached citation belongs to."""
-    ranges = sorted({(p.start, p.end) for p in pending if p.attached and p.kind == "range"})
+    ranges = sorted(
+        {_trim(answer, p.start, p.end) for p in pending if p.attached and p.kind == "range"}
+    )
     markers = [(p.start, p.end) for p in pending if p.attached and p.kind == "marker"]
     sentences = [(s.start, s.end) for s in split_sentences(answer, markers) if s.kind == "text"]
     starts = [s for s, _ in sentences]
@@ -231,7 +234,7 @@ def _locate(answer: str, pending: list[_Pending]) -> tuple[list[tuple[int, int]]
         if not p.attached:
             continue
         if p.kind == "range":
-            home[i] = (p.start, p.end)
+            home[i] = _trim(answer, p.start, p.end)
             continue
         pos = p.start if p.kind == "marker" else max(0, p.start - 1)  # a point follows its text
         inside = _innermost(ranges, range_starts, pos)
@@ -248,6 +251,17 @@ def _locate(answer: str, pending: list[_Pending]) -> tuple[list[tuple[int, int]]
     claims = sorted(set(ranges) | found | set(rest))
     number = {r: n for n, r in enumerate(claims)}
     return claims, {i: number[r] for i, r in home.items()}
+
+
+def _trim(answer: str, start: int, end: int) -> tuple[int, int]:
+    """A cited range without the white space at its ends (Anthropic blocks keep the spaces
+    between them), as v1's sentences are; a range of white space only stays as it is."""
+    s, e = start, end
+    while s < e and answer[s].isspace():
+        s += 1
+    while e > s and answer[e - 1].isspace():
+        e -= 1
+    return (s, e) if s < e else (start, end)
 
 
 def _innermost(

@@ -197,3 +197,37 @@ def test_the_api_quote_reaches_the_audit_record_and_the_evidence_page() -> None:
     # free text stays out of the audit trail when the policy says so
     lean = explain(record, event, verdict, AuditText(level="claims"))
     assert all("excerpt" not in c for c in lean["citations"])
+
+
+def test_a_cited_block_is_a_claim_without_the_spaces_around_it() -> None:
+    from tests.unit.monitor.inputs.vendor_cases import GRASS, _anthropic, _char, envelope
+
+    response = _anthropic(
+        [
+            {"type": "text", "text": "Yes:"},
+            {
+                "type": "text",
+                "text": " the sky is blue \n",
+                "citations": [_char(0, 20, 36, "The sky is blue.")],
+            },
+        ]
+    )
+    env = envelope("anthropic.messages", "spaces", response, [{"id": "g", "text": GRASS}])
+    event = decode_event(json.dumps(env).encode(), OPTS)
+    assert isinstance(event, AnswerEvent)
+    verdict = check_event(event, OPTS)
+    assert event.answer == "Yes: the sky is blue \n"
+    assert [(r.claim.text, r.claim.start, r.claim.end) for r in verdict.claims] == [
+        ("the sky is blue", 5, 20)
+    ]
+
+
+def test_langchain_question_comes_from_the_chain_input_unless_the_envelope_has_one() -> None:
+    case = next(
+        c for c in CASES if c.fmt == "langchain.retrieval" and c.name == "uncited_remainder"
+    )
+    without = {k: v for k, v in case.envelope.items() if k != "question"}
+    event = decode_event(json.dumps(without).encode(), OPTS)
+    assert isinstance(event, AnswerEvent) and event.question == "What colour is grass?"
+    event = decode_event(json.dumps(case.envelope).encode(), OPTS)
+    assert isinstance(event, AnswerEvent) and event.question == "What do the sources say?"
