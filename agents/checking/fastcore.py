@@ -33,6 +33,18 @@ MANIFEST = "manifest.json"
 HOT_MODULES = (
     "monitor/check.py",
     "monitor/inputs/decode.py",
+    # vendor envelopes (docs/inputs.md): the adapters and the claims they hand over
+    "monitor/inputs/envelope.py",
+    "monitor/inputs/jsonread.py",
+    "monitor/inputs/passages.py",
+    "monitor/inputs/located.py",
+    "monitor/inputs/anthropic_messages.py",
+    "monitor/inputs/openai_api.py",
+    "monitor/inputs/cohere_v2.py",
+    "monitor/inputs/gemini_content.py",
+    "monitor/inputs/llamaindex_response.py",
+    "monitor/inputs/langchain_retrieval.py",
+    "monitor/checks/given.py",
     "monitor/records/models.py",
     "monitor/config/options.py",
     "monitor/citations/extract.py",

@@ -258,8 +258,8 @@ def event_from_obj(obj: Any, options: CheckOptions | None = None) -> AnswerEvent
         return _build(obj)
     except _Invalid as exc:
         return Rejection("schema_violation", str(exc), event_id=ident, app=app)
-    except Unreadable as exc:
-        return Rejection(exc.reason, exc.detail, event_id=ident, app=app)
+    except Unreadable as unreadable:  # its own name: compiled code types `exc` per name
+        return Rejection(unreadable.reason, unreadable.detail, event_id=ident, app=app)
     except RecursionError:
         return Rejection("schema_violation", "structure nested too deeply", ident, app)
 

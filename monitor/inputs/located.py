@@ -22,7 +22,6 @@ API's citation object as compact JSON without its long texts (a marker: the mark
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field
 from typing import Literal
 
 from monitor.config.options import CheckOptions
@@ -36,13 +35,14 @@ from monitor.records.models import (
     Claim,
     Document,
 )
+from monitor.records.record import record
 from monitor.text.excerpt import excerpt_matches
 from monitor.text.sentences import split_sentences
 
 AnchorKind = Literal["range", "marker", "point"]
 
 
-@dataclass(slots=True)
+@record
 class _Pending:
     kind: AnchorKind
     start: int  # in the answer; invalid ranges are not attached to a claim
@@ -54,23 +54,28 @@ class _Pending:
     attached: bool
 
 
-@dataclass
 class Builder:
     """Collects an answer's text parts, its documents and its citations; `finish` makes the
-    event. The readers add documents from the response after the envelope's (ids kept unique)."""
+    event. The readers add documents from the response after the envelope's (ids kept unique).
+    A plain class (no dataclass machinery): the compiled core builds one per envelope."""
 
-    fmt: str
-    documents: list[Document]
-    options: CheckOptions
-    parts: list[str] = field(default_factory=list)
-    length: int = 0
-    pending: list[_Pending] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    model: str | None = None
-    question: str | None = None
-    inline: bool = False  # the answer's own `[n]` markers are its citations (a v1 event)
-    capped: bool = False
-    _joined: str | None = None
+    def __init__(self, fmt: str, documents: list[Document], options: CheckOptions) -> None:
+        self.fmt = fmt
+        self.documents = documents
+        self.options = options
+        self.parts: list[str] = []
+        self.length = 0
+        self.pending: list[_Pending] = []
+        self.notes: list[str] = []
+        self.model: str | None = None
+        self.question: str | None = None
+        self.inline = False  # the answer's own `[n]` markers are its citations (a v1 event)
+        self.capped = False
+        self._joined: str | None = None
+        self._ids: dict[str, Document] = {}
+        self._urls: dict[str, Document] = {}
+        for doc in documents:
+            self._register(doc)
 
     # --- the answer --------------------------------------------------------------------------
     def add_text(self, text: str) -> int:
@@ -87,12 +92,6 @@ class Builder:
         return self._joined
 
     # --- documents -----------------------------------------------------------------------------
-    def __post_init__(self) -> None:
-        self._ids: dict[str, Document] = {}
-        self._urls: dict[str, Document] = {}
-        for doc in self.documents:
-            self._register(doc)
-
     def _register(self, doc: Document) -> None:
         self._ids.setdefault(doc.id, doc)
         if doc.url:

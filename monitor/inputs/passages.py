@@ -4,15 +4,14 @@ pages, content blocks, UTF-8 bytes) become code points and v1's structural error
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from monitor.config.options import CheckOptions
 from monitor.inputs.jsonread import Unreadable
 from monitor.records.models import Document
+from monitor.records.record import record
 from monitor.text.excerpt import excerpt_matches
 
 
-@dataclass(slots=True)
+@record
 class Resolved:
     """A vendor citation resolved to a document (or not): the fields of its CitationResult."""
 

@@ -125,3 +125,34 @@ def test_unreadable_envelopes_are_dead_letters_with_their_reason(streamed: Strea
         assert letter["reason"] == case.rejected[0]
         assert case.rejected[1] in letter["error"]
         assert letter["app"] == "vendors"
+
+
+def test_input_format_reads_a_topic_of_keyless_envelopes(
+    broker: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """RAGMON_INPUT_FORMAT reaches the worker's check processes: Gemini envelopes without the
+    `format` key are checked, not dead-lettered as answer events without an answer."""
+    cases = [c for c in all_cases() if c.fmt == "gemini.generate_content" and not c.rejected]
+    records: list[tuple[bytes | None, bytes]] = []
+    for case in cases:
+        keyless = {k: v for k, v in case.envelope.items() if k != "format"}
+        records.append((None, json.dumps(keyless).encode()))
+    ns = Namespace("keyless")
+    env = {"RAGMON_INPUT_FORMAT": "gemini.generate_content", "RAGMON_CHECK_PROCESSES": "1"}
+    worker = WorkerProcess(broker.bootstrap, ns, tmp_path_factory.mktemp("keyless"), env)
+    worker.start()
+    try:
+        worker.wait_assigned()
+        produce(broker.bootstrap, ns.topic("answers"), records)
+
+        def done() -> dict[Key, float] | None:
+            m = worker.metrics()
+            return m if total(m, "ragmon_events_total") >= len(records) else None
+
+        m = wait_until(done, timeout=120, interval=0.5, what="keyless envelopes processed")
+        assert total(m, "ragmon_events_total", outcome="checked") == len(records)
+        assert total(m, "ragmon_dlq_total") == 0
+        cited = sum(len(c.citations) for c in cases)
+        assert total(m, "ragmon_citations_total") == cited
+    finally:
+        worker.stop()
