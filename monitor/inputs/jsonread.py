@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+#: one encoder for every `raw`: json.dumps with arguments builds a new one per call
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 #: fields left out of `raw`: texts that can be long (they are the excerpt or the documents)
 _LONG_FIELDS = frozenset({"cited_text", "text", "document", "tool_output", "encrypted_index"})
 
@@ -69,4 +71,4 @@ def pick(obj: dict[str, Any], camel: str, snake: str) -> Any:
 def raw_of(citation: dict[str, Any]) -> str:
     """The API's citation object as compact JSON, its long texts left out."""
     kept = {k: v for k, v in citation.items() if k not in _LONG_FIELDS and v is not None}
-    return json.dumps(kept, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return _ENCODER.encode(kept)

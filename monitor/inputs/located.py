@@ -303,21 +303,26 @@ def _result(
     else:  # a span: zero-width after its claim, so no claim text is read as a marker
         start = end = claims[slot][1]
     group = -1 if slot is None else slot
-    citation = Citation(
-        index=index,
-        raw=p.raw,
-        format=p.fmt,
-        start=start,
-        end=end,
-        group=group,
-        doc_ref=None if r.doc is None else r.doc.id,
-        page=r.page,
-        range_start=r.range_start,
-        range_end=r.range_end,
-        excerpt=p.excerpt,
-        segment=slot if p.fmt == "segment" else None,
-    )
     doc_id = None if r.doc is None else r.doc.id
+    segment = slot if p.fmt == "segment" else None
+    # positional (index, raw, format, start, end, group, doc_ref, page, range_start, range_end,
+    # number, path, excerpt, segment): keyword arguments cost the generated __init__ more
+    citation = Citation(
+        index,
+        p.raw,
+        p.fmt,
+        start,
+        end,
+        group,
+        doc_id,
+        r.page,
+        r.range_start,
+        r.range_end,
+        None,
+        None,
+        p.excerpt,
+        segment,
+    )
     if r.error is None:
         return CitationResult(citation, "valid", None, doc_id, r.cited_text)
     return CitationResult(citation, "invalid", r.error, doc_id, r.cited_text)

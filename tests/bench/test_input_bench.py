@@ -6,8 +6,11 @@ Paired: each round times a native batch and the adapted batch of the same conten
 (order alternating, evidence-index cache cleared before each), and the round's ratio is
 native time / adapted time (= adapted throughput / native throughput). Disabled by default
 (`--benchmark-disable` in addopts): one round as a smoke test. Figures:
-`.venv/bin/python -m pytest tests/bench/test_input_bench.py --benchmark-enable -s`. Asserts no
-timing, only that both events of a pair are the same content (claims and citations agree).
+`.venv/bin/python -m pytest tests/bench/test_input_bench.py --benchmark-enable -s`, or on the
+compiled core (after `make fast`): `.venv/bin/python tests/bench/test_input_bench.py --compiled`.
+Asserts no timing, only that both events of a pair are the same content (claims and citations
+agree). Monitor modules are imported inside the functions, so the script can put the compiled
+core first on the path.
 """
 
 from __future__ import annotations
@@ -15,17 +18,13 @@ from __future__ import annotations
 import json
 import random
 import statistics
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from monitor.check import check_bytes
-from monitor.checks.evidence import clear_index_cache
-from monitor.config.options import CheckOptions
-from monitor.records.models import Verdict
-
-OPTIONS = CheckOptions()
 EVENTS = 200
 WORDS = [
     "revenue",
@@ -174,19 +173,25 @@ FORMATS = ("anthropic.messages", "openai.chat", "cohere.chat.v2", "gemini.genera
 
 
 def _batch(raws: list[bytes]) -> tuple[float, list[Any]]:
+    from monitor.check import check_bytes
+    from monitor.checks.evidence import clear_index_cache
+    from monitor.config.options import CheckOptions
+
+    options = CheckOptions()
     clear_index_cache()
     t0 = time.perf_counter()
-    out = [check_bytes(r, OPTIONS) for r in raws]
+    out = [check_bytes(r, options) for r in raws]
     return time.perf_counter() - t0, out
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
-def test_adapted_vs_native_throughput(fmt: str, benchmark: Any) -> None:
+def measure(fmt: str, rounds: int) -> dict[str, Any]:
+    """Paired rounds over EVENTS pairs of one format: the ratios and per-event times."""
+    from monitor.records.models import Verdict
+
     rng = random.Random(25)
     pairs = [_pair(fmt, i, rng) for i in range(EVENTS)]
     natives = [n for n, _ in pairs]
     adapted = [a for _, a in pairs]
-    rounds = 1 if benchmark.disabled else 9
     ratios, native_us, adapted_us = [], [], []
     for r in range(rounds):
         if r % 2:
@@ -204,14 +209,51 @@ def test_adapted_vs_native_throughput(fmt: str, benchmark: Any) -> None:
         assert len(n.claims) == len(a.claims) == 6
         assert sum(c.valid for c in n.citations) == sum(c.valid for c in a.citations) == 5
         assert [c.support.verdict for c in n.claims] == [c.support.verdict for c in a.claims]
-    benchmark.extra_info.update(
-        ratio_median=statistics.median(ratios),
-        native_us_median=statistics.median(native_us),
-        adapted_us_median=statistics.median(adapted_us),
-        rounds=rounds,
+    return {
+        "ratio_median": statistics.median(ratios),
+        "ratio_min": min(ratios),
+        "native_us_median": statistics.median(native_us),
+        "adapted_us_median": statistics.median(adapted_us),
+        "rounds": rounds,
+    }
+
+
+def _line(fmt: str, m: dict[str, Any]) -> str:
+    return (
+        f"{fmt}: adapted/native throughput {m['ratio_median']:.3f} (median of {m['rounds']} "
+        f"paired rounds; min {m['ratio_min']:.3f}), per event {m['native_us_median']:.0f} µs "
+        f"native, {m['adapted_us_median']:.0f} µs adapted"
     )
-    print(
-        f"\n{fmt}: adapted/native throughput {statistics.median(ratios):.3f} "
-        f"(median of {rounds} paired rounds; min {min(ratios):.3f}), per event "
-        f"{statistics.median(native_us):.0f} µs native, {statistics.median(adapted_us):.0f} µs adapted"
-    )
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_adapted_vs_native_throughput(fmt: str, benchmark: Any) -> None:
+    m = measure(fmt, 1 if benchmark.disabled else 9)
+    benchmark.extra_info.update(m)
+    print("\n" + _line(fmt, m))
+
+
+def main(argv: list[str]) -> int:
+    """`python tests/bench/test_input_bench.py [--compiled] [--rounds N]`: the same figures as a
+    script; --compiled runs them on the mypyc-compiled core (`make fast`), refused when stale."""
+    root = Path(__file__).resolve().parents[2]
+    sys.path.insert(0, str(root))
+    if "--compiled" in argv:
+        from agents.checking import fastcore
+
+        stale = fastcore.freshness(fastcore.DEFAULT_BUILD)
+        if stale is not None:
+            print(f"no fresh compiled core: {stale} (make fast)", file=sys.stderr)
+            return 2
+        sys.path.insert(0, str(fastcore.DEFAULT_BUILD))
+    rounds = int(argv[argv.index("--rounds") + 1]) if "--rounds" in argv else 9
+    import monitor.check
+
+    print(f"core: {monitor.check.__file__}")
+    for fmt in FORMATS:
+        print(_line(fmt, measure(fmt, rounds)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
