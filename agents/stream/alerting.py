@@ -92,6 +92,12 @@ class Alerting:
         self.metrics = metrics
         self.notifier = notifier
         self.store: MutableMapping[str, Any] = store if store is not None else {}
+        #: writes each transition to the audit trail (monitor.oncall.alert_record), so the
+        #: evidence page shows the alert's own figures, with its kind: firing, resolved, or
+        #: still_firing (a firing rule's figures again once a window has passed since the last
+        #: record, so a page opened long after the alert still finds them); set by create_app
+        self.recorder: Callable[[Transition, str], None] | None = None
+        self._recorded: dict[tuple[str, str], float] = {}  # (rule, app) → last record's time
 
     def _set_gauges(self, app: str, states: dict[str, Any]) -> None:
         if self.metrics is None:
@@ -138,11 +144,41 @@ class Alerting:
                 evidence=transition.evidence_url,
                 no_data=transition.no_data,
             )
+            self._record(transition, transition.kind)
             if self.notifier is not None:
                 self.notifier.submit(transition)
             elif self.metrics is not None:
                 self.metrics.alert_notifications.labels(sink="log", outcome="sent").inc()
+        if self.recorder is not None:
+            self._still_firing(figures, states, {t.rule.name for t in transitions})
         return transitions
+
+    def _record(self, t: Transition, kind: str) -> None:
+        if self.recorder is None:
+            return
+        self._recorded[(t.rule.name, t.app)] = t.at
+        try:
+            self.recorder(t, kind)
+        except Exception:  # the page loses a figure; the alert itself must go on
+            log.exception("alert not written to the audit trail", rule=t.rule.name)
+
+    def _still_firing(
+        self, figures: WindowFigures, states: Mapping[str, Any], changed: set[str]
+    ) -> None:
+        for rule in self.rules:
+            state = AlertState.from_dict(states.get(rule.name))
+            last = self._recorded.get((rule.name, figures.app))
+            if state.status != "firing" or rule.name in changed:
+                continue
+            if last is not None and figures.at - last < rule.window_seconds:
+                continue
+            value = rule.observed(figures)
+            if value is None:
+                continue
+            since = state.since if state.since is not None else figures.at
+            ident = state.notification_id or ""
+            t = Transition("firing", rule, figures.app, figures.at, since, value, figures, ident)
+            self._record(self._explained(t, (), (), None), "still_firing")
 
     def _explained(
         self,
@@ -162,7 +198,7 @@ class Alerting:
             t,
             examples=sample,
             evidence_url=evidence_url(self.links_base, t.app, t.rule.name, start, t.at),
-            runbook_url=self.runbook or runbook_url("", self.links_base),
+            runbook_url=runbook_url(self.runbook, self.links_base, t.rule.name),
         )
 
     def restore(self, app: str) -> None:

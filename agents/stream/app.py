@@ -38,7 +38,9 @@ from agents.stream.check_agent import CheckProcessor, VerdictHook
 from agents.stream.check_batch import CheckBatches
 from agents.stream.window_store import CountedRecords
 from agents.telemetry.metrics import AppLabels, Metrics, build_metrics
+from monitor.alerting.alerts import Transition
 from monitor.config.settings import Settings
+from monitor.oncall.alert_record import alert_record
 
 if TYPE_CHECKING:
     from agents.judging.agent import JudgeRunner
@@ -203,6 +205,14 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
         port=int(app.conf.web_port),
     )
 
+    if alerting.recorder is None:
+        audit_json = channels["audit_json"]
+
+        def record_alert(t: Transition, kind: str) -> None:
+            record = alert_record(t, settings.window_seconds, kind)  # the worker's window
+            audit_json.send_soon(key=t.app.encode("utf-8"), value=record)
+
+        alerting.recorder = record_alert
     scores = channels["scores"]
     outbox = Outbox()
     audit = AuditTrail(

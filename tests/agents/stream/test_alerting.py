@@ -179,7 +179,7 @@ def test_examples_are_ranked_by_how_much_each_answer_moved_the_rate(
     [fired] = alerting.observe(figures, ["e4", "e3", "e2", "e1"], candidates, totals)
     assert fired.examples == ("e2", "e3", "e1")
     assert fired.evidence_url == "http://h:1/evidence?app=a%20b&rule=validity_low&from=700&to=1000"
-    assert fired.runbook_url == "http://h:1/evidence/runbook"
+    assert fired.runbook_url == "http://h:1/evidence/runbook/validity_low"
     out = _logged(capsys)
     assert "http://h:1/evidence?app=a%20b" in out  # the log line carries the link
     # /status lists what fires here, with the link (the rule's window and `for` back)
