@@ -127,7 +127,9 @@ class Citation:
     index: int
     raw: str
     format: CitationFormat
-    start: int  # position of `raw` in the answer (segment citations: of their segment text)
+    # position of `raw` in the answer (segment citations: of their segment text; a vendor's
+    # citation: monitor/inputs/located.py says where each kind sits)
+    start: int
     end: int
     group: int = 0
     doc_ref: str | None = None  # span/line: file as written; segment: id as given
