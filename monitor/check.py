@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from monitor.checks.claims import split_claims
+from monitor.checks.given import given_claims
 from monitor.checks.grounding import UNDECIDED, Context, context_of, ground_uncited
 from monitor.checks.quotes import check_quotes
 from monitor.checks.scoring import answer_scores
@@ -38,9 +39,15 @@ def _cap_position(citations: list[Citation], notes: list[str]) -> int | None:
 
 
 def check_event(event: AnswerEvent, options: CheckOptions) -> Verdict:
-    citations, notes = extract_citations(event, options)
-    results = resolve_citations(event, citations, options)
-    claims = split_claims(event, citations, options)
+    if event.adapted is not None:  # a vendor response: its citations came resolved
+        results = list(event.adapted.citations)
+        citations = [r.citation for r in results]
+        notes = list(event.adapted.notes)
+        claims = given_claims(event, options)
+    else:
+        citations, notes = extract_citations(event, options)
+        results = resolve_citations(event, citations, options)
+        claims = split_claims(event, citations, options)
     results = check_quotes(event, claims, results, options)
     by_index = {r.citation.index: r for r in results}
     cap_at = _cap_position(citations, notes)

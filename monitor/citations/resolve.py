@@ -23,12 +23,11 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from rapidfuzz import fuzz
-
 from monitor.citations.values import value_stated
 from monitor.citations.windows import Bounds, group_bounds, value_windows
 from monitor.config.options import CheckOptions
 from monitor.records.models import AnswerEvent, Citation, CitationResult, Document
+from monitor.text.excerpt import excerpt_matches
 
 _MISSING = object()
 
@@ -77,18 +76,6 @@ def _numbered(event: AnswerEvent, c: Citation) -> CitationResult:
     return _doc_result(c, doc, "index_out_of_range")
 
 
-def _excerpt_matches(excerpt: str, cited: str, min_similarity: float) -> bool:
-    """Fuzzy: partial_ratio when the excerpt is no longer than the span text (the excerpt may
-    quote part of it), plain ratio otherwise (a long excerpt must not match a short span just by
-    containing it). A trailing ellipsis marks a cut quote and is ignored."""
-    ex = " ".join(excerpt.casefold().split()).removesuffix("...").removesuffix("…").strip()
-    text = " ".join(cited.casefold().split())
-    if not ex:
-        return True
-    score = fuzz.partial_ratio(ex, text) if len(ex) <= len(text) else fuzz.ratio(ex, text)
-    return bool(score / 100 >= min_similarity)
-
-
 def _span(event: AnswerEvent, c: Citation, options: CheckOptions) -> CitationResult:
     doc = event.document(c.doc_ref or "")
     if doc is None:
@@ -113,7 +100,7 @@ def _span(event: AnswerEvent, c: Citation, options: CheckOptions) -> CitationRes
     if error is not None:
         return _bad(c, error, doc_id=doc.id)
     cited = text[start:end]
-    if c.excerpt is not None and not _excerpt_matches(
+    if c.excerpt is not None and not excerpt_matches(
         c.excerpt, cited, options.excerpt_min_similarity
     ):
         return CitationResult(
@@ -140,7 +127,7 @@ def _line(event: AnswerEvent, c: Citation, options: CheckOptions) -> CitationRes
     if error is not None:
         return _bad(c, error, doc_id=doc.id)
     cited = "\n".join(lines[first - 1 : last])
-    if c.excerpt is not None and not _excerpt_matches(
+    if c.excerpt is not None and not excerpt_matches(
         c.excerpt, cited, options.excerpt_min_similarity
     ):
         return CitationResult(

@@ -9,6 +9,9 @@ from dataclasses import dataclass
 class CheckOptions:
     # decoding
     max_event_bytes: int = 2_000_000
+    # what an object without a `format` key is: "auto" (a v1 answer event) or an envelope format
+    # name (monitor/inputs/envelope.py)
+    input_format: str = "auto"
     # extraction: an answer with more citations than this is capped (error too_many_citations)
     max_citations: int = 1_000
     # structural validation (seed 000 §6: max_span_length)

@@ -141,6 +141,19 @@ class Settings(BaseSettings):
     # --- checks (CheckOptions) ---------------------------------------------------------------
     #: RAGMON_MAX_EVENT_BYTES: larger events are rejected as too_large.
     max_event_bytes: int = Field(default=2_000_000, ge=1)
+    #: RAGMON_INPUT_FORMAT: what a record without a `format` key is (docs/inputs.md): auto (the
+    #: default: an answer event, answer-event.schema.json) or the envelope format a topic holds
+    #: when its producers leave the key out (answer-envelope.schema.json). A `format` key wins.
+    input_format: Literal[
+        "auto",
+        "anthropic.messages",
+        "openai.responses",
+        "openai.chat",
+        "cohere.chat.v2",
+        "gemini.generate_content",
+        "llamaindex.response",
+        "langchain.retrieval",
+    ] = "auto"
     #: RAGMON_MAX_CITATIONS: citations per answer beyond this are capped.
     max_citations: int = Field(default=1_000, ge=1)
     #: RAGMON_MAX_SPAN_CHARS: longer spans are span_too_long.
@@ -359,6 +372,7 @@ class Settings(BaseSettings):
     def check_options(self) -> CheckOptions:
         return CheckOptions(
             max_event_bytes=self.max_event_bytes,
+            input_format=self.input_format,
             max_citations=self.max_citations,
             max_span_chars=self.max_span_chars,
             check_values=self.check_values,

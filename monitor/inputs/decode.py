@@ -12,6 +12,8 @@ from datetime import datetime
 from typing import Any
 
 from monitor.config.options import CheckOptions
+from monitor.inputs.envelope import envelope_format, read_response
+from monitor.inputs.jsonread import Unreadable
 from monitor.records.models import AnswerEvent, Document, GoldSpan, Rejection, Segment
 
 _APP_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
@@ -36,6 +38,8 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         out[key] = value
     return out
 
+
+_DEFAULT_OPTIONS = CheckOptions()
 
 # One decoder for every record: json.loads with arguments builds a new one per call.
 _DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys, parse_constant=_reject_constant)
@@ -206,8 +210,39 @@ def _build(obj: dict[str, Any]) -> AnswerEvent:
     )
 
 
-def event_from_obj(obj: Any) -> AnswerEvent | Rejection:
-    """Validate an already-parsed JSON value."""
+def _envelope(obj: dict[str, Any], fmt: Any, options: CheckOptions) -> AnswerEvent:
+    """An envelope (answer-envelope.schema.json): its common fields checked as v1's, then its
+    response read by the format's adapter (monitor/inputs/envelope.py)."""
+    if "envelope_version" in obj and obj["envelope_version"] != "1":
+        raise _Invalid('envelope_version must be "1"')
+    event_id = obj.get("event_id")
+    if not isinstance(event_id, str) or not 1 <= len(event_id) <= 200:
+        raise _Invalid("event_id must be a string of 1 to 200 characters")
+    app = _str(obj, "app", "")
+    if app is not None and not _APP_RE.fullmatch(app):
+        raise _Invalid("app must match ^[A-Za-z0-9_.-]{1,64}$")
+    timestamp = _str(obj, "timestamp", "")
+    if timestamp is not None:
+        _timestamp(timestamp)
+    question = obj.get("question")
+    if question is not None and not isinstance(question, str):
+        raise _Invalid("question must be a string or null")
+    base = AnswerEvent(
+        event_id=event_id,
+        answer="",
+        app=app,
+        timestamp=timestamp,
+        tenant=_str(obj, "tenant", "", max_len=200),
+        question=question,
+        documents=_documents(obj["documents"]) if "documents" in obj else (),
+        data=_obj(obj["data"], "data") if "data" in obj else None,
+        metadata=_obj(obj["metadata"], "metadata") if "metadata" in obj else {},
+    )
+    return read_response(fmt, obj, base, options)
+
+
+def event_from_obj(obj: Any, options: CheckOptions | None = None) -> AnswerEvent | Rejection:
+    """Validate an already-parsed JSON value: a v1 answer event or an envelope."""
     if not isinstance(obj, dict):
         return Rejection("not_an_object", f"expected a JSON object, got {type(obj).__name__}")
     ident = obj.get("event_id") if isinstance(obj.get("event_id"), str) else None
@@ -215,10 +250,16 @@ def event_from_obj(obj: Any) -> AnswerEvent | Rejection:
     # a rejected event's app still labels its dead letter and the window's reject count, so
     # only a valid name may pass: an invalid one must never become a metric label value
     app = app if isinstance(app, str) and _APP_RE.fullmatch(app) else None
+    opts = options if options is not None else _DEFAULT_OPTIONS
     try:
+        fmt = envelope_format(obj, opts.input_format)
+        if fmt is not None:
+            return _envelope(obj, fmt, opts)
         return _build(obj)
     except _Invalid as exc:
         return Rejection("schema_violation", str(exc), event_id=ident, app=app)
+    except Unreadable as unreadable:  # its own name: compiled code types `exc` per name
+        return Rejection(unreadable.reason, unreadable.detail, event_id=ident, app=app)
     except RecursionError:
         return Rejection("schema_violation", "structure nested too deeply", ident, app)
 
@@ -251,4 +292,4 @@ def decode_event(raw: bytes | str, options: CheckOptions) -> AnswerEvent | Rejec
         return Rejection("invalid_json", str(exc))
     except RecursionError:
         return Rejection("invalid_json", "JSON nested too deeply")
-    return event_from_obj(obj)
+    return event_from_obj(obj, options)

@@ -74,6 +74,14 @@ def passage(citation: Mapping[str, Any], text_level: object = None) -> str:
     return f'<div class="passage">{before}<mark class="span">{esc(cited)}</mark>{after}</div>'
 
 
+def quoted(citation: Mapping[str, Any]) -> str:
+    """The text the citation itself quotes (`excerpt:`, a vendor API's cited text), if kept."""
+    quote = citation.get("excerpt")
+    if not quote:
+        return ""
+    return f'<div class="meta">quoted: “{esc(quote)}”</div>'
+
+
 def _claims_table(claims: Sequence[Mapping[str, Any]]) -> str:
     rows = []
     for c in claims:
@@ -101,7 +109,7 @@ def _citations(citations: Sequence[Mapping[str, Any]], text_level: object = None
         parts.append(
             f"<li><code>{esc(c.get('raw', '(marker not kept)'))}</code> "
             f'<span class="{esc(status)}">{esc(status)}{error}</span> '
-            f"doc {esc(c.get('doc_id'))}{passage(c, text_level)}</li>"
+            f"doc {esc(c.get('doc_id'))}{passage(c, text_level)}{quoted(c)}</li>"
         )
     return f"<ul>{''.join(parts)}</ul>"
 

@@ -112,6 +112,7 @@ def explain(
     else:
         for entry in citations:
             entry.pop("cited_text", None)
+            entry.pop("excerpt", None)  # a quote is free text too
         if policy.level == "none":
             # `text` and `raw` are required by verdict.schema.json: emptied, not removed
             for entry in claims:

@@ -27,6 +27,8 @@ def citation_to_dict(result: CitationResult, cited_text_max: int | None = 500) -
     }
     if cited_text_max is not None:
         out["cited_text"] = _truncate(result.cited_text, cited_text_max)
+        if c.excerpt is not None:  # the quote the citation carries (`excerpt:`, a vendor's own)
+            out["excerpt"] = _truncate(c.excerpt, cited_text_max)
     return out
 
 

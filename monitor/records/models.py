@@ -44,6 +44,10 @@ REJECTION_REASONS: tuple[str, ...] = (
     "invalid_json",
     "not_an_object",
     "schema_violation",
+    # envelopes (answer-envelope.schema.json, monitor/inputs/envelope.py)
+    "unknown_format",  # a `format` that is not one of the envelope's names
+    "invalid_response",  # `response` missing, not an object, or not shaped as its format says
+    "offset_splits_character",  # a UTF-8 byte offset (Gemini) inside a character
 )
 
 
@@ -95,6 +99,7 @@ class AnswerEvent:
     gold_spans: tuple[GoldSpan, ...] | None = None
     gold_label: GoldLabel | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    adapted: Adapted | None = None  # read from a vendor API's response (monitor/inputs)
 
     def document(self, doc_id: str) -> Document | None:
         for doc in self.documents:
@@ -122,7 +127,9 @@ class Citation:
     index: int
     raw: str
     format: CitationFormat
-    start: int  # position of `raw` in the answer (segment citations: of their segment text)
+    # position of `raw` in the answer (segment citations: of their segment text; a vendor's
+    # citation: monitor/inputs/located.py says where each kind sits)
+    start: int
     end: int
     group: int = 0
     doc_ref: str | None = None  # span/line: file as written; segment: id as given
@@ -162,6 +169,20 @@ class Claim:
     @property
     def cited(self) -> bool:
         return bool(self.citation_indexes)
+
+
+@record
+class Adapted:
+    """What an input adapter read from a vendor API's response (answer-envelope.schema.json):
+    the citations as the API located them, already resolved (the vendor's offsets converted to
+    code points), and the claims they attach to, so extraction and resolution are skipped.
+    `claims` holds the API's cited ranges (always claims) and the uncited sentences of the rest
+    of the answer (candidates: monitor/checks/given.py drops those v1 would not call a claim)."""
+
+    format: str  # the envelope's `format`
+    citations: tuple[CitationResult, ...] = ()
+    claims: tuple[Claim, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 @record

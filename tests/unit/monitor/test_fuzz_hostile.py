@@ -244,6 +244,13 @@ def test_every_rejection_reason_is_reachable_and_known() -> None:
         "invalid_json": b"{",
         "not_an_object": b"[]",
         "schema_violation": b'{"event_id": 1, "answer": "x"}',
+        "unknown_format": b'{"format": "bard", "event_id": "e", "response": {}}',
+        "invalid_response": b'{"format": "openai.chat", "event_id": "e", "response": []}',
+        "offset_splits_character": (
+            '{"format": "gemini.generate_content", "event_id": "e", "response": {"candidates":'
+            ' [{"content": {"parts": [{"text": "é"}]}, "groundingMetadata": {"groundingSupports":'
+            ' [{"segment": {"endIndex": 1}, "groundingChunkIndices": [0]}]}}]}}'
+        ).encode(),
     }
     assert set(samples) == set(REJECTION_REASONS)
     for reason, raw in samples.items():
