@@ -4,8 +4,8 @@
 (`CheckProcessor` with its audit trail, a judge sampling hook, the aggregate agent's
 `WindowAggregator`) twice, with the checks in this process and as with a check process (the
 batch pickled there and back, `CheckWork.run_batch`, `CheckProcessor.apply`), on a fixed clock,
-and prints per file and path the SHA-256 of the output records (role, key, value, in order) and
-of the window sums. Only wall-clock fields are left out of the records: `audited_at` (audit)
+and prints per file and path the SHA-256 of the output records (role, key, value, in order), of
+the window sums and of the Prometheus counters. Only wall-clock fields are left out of the records: `audited_at` (audit)
 and `duration` (not in any record). Two trees giving the same digests wrote the same records.
 """
 
@@ -105,10 +105,18 @@ def digest(events: list[bytes], pooled: bool, batch: int = 256) -> dict[str, Any
             if role == "scores":
                 offset += 1
                 aggregator.handle(json.loads(value), key, f"0:{offset}")
+    counters = sorted(
+        (sample.name, sorted(sample.labels.items()), sample.value)
+        for family in metrics.registry.collect()
+        if family.type == "counter"
+        for sample in family.samples
+        if sample.name.endswith("_total")
+    )
     sums = json.dumps(sorted((app, b, v) for (app, b), v in store.sums.items())).encode()
     return {
         "records": records.hexdigest(),
         "windows": hashlib.sha256(sums).hexdigest(),
+        "counters": hashlib.sha256(json.dumps(counters).encode()).hexdigest(),
         "counts": dict(sorted(counts.items())),
         "checked": processor.processed.get("checked", 0),
     }

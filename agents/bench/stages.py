@@ -225,14 +225,17 @@ async def _profile(
     settings_overrides: dict[str, Any],
     pooled: bool = False,
     detail: bool = False,
+    rate: float = 3_000.0,
 ) -> Any:
     from prometheus_client import CollectorRegistry
 
+    from agents.checking.work import CheckWork
     from agents.output.audit import AuditTrail
     from agents.output.outbox import Outbox
     from agents.stream.aggregate import WindowAggregator
+    from agents.stream.alerting import build_alerting
+    from agents.stream.app import GAUGE_INTERVAL
     from agents.stream.check_agent import CheckProcessor, RecordMeta
-    from agents.stream.judge_wiring import judge_hook
     from agents.stream.window_store import CountedRecords
     from agents.telemetry.metrics import AppLabels, build_metrics
     from monitor.config.settings import load_settings
@@ -245,12 +248,23 @@ async def _profile(
         settings, metrics, send=lambda key, value: outbox.add("audit", key.encode(), value)
     )
     labels = AppLabels(settings.app_allowlist, settings.max_apps)
-    processor = CheckProcessor(settings, metrics, outbox.add, app_labels=labels, audit=audit)
+    # Time as the worker would see it at `rate` answers a second: what runs per second (the
+    # gauges and alert rules, GAUGE_INTERVAL) costs each answer its share at that rate
+    now = [time.time()]
+
+    def clock() -> float:
+        return now[0]
+
+    processor = CheckProcessor(
+        settings, metrics, outbox.add, app_labels=labels, audit=audit, clock=clock
+    )
     watch = Stopwatch()
     if pooled:  # as the app factory sets the work up for check processes
         judge_rates = (JUDGE_RATE, JUDGE_RATE) if judge else None
         processor.work = replace(processor.work, hook_rate=0.0, judge_rates=judge_rates)
     if judge:
+        from agents.stream.judge_wiring import judge_hook
+
         sampler = Sampler(
             SamplingPolicy(
                 base_rate=JUDGE_RATE,
@@ -268,8 +282,16 @@ async def _profile(
         settings.dedup_horizon_seconds,
         settings.dedup_max_ids,
     )
-    aggregator = WindowAggregator(settings, metrics, store, partitions=PARTITIONS)
+    alerting = build_alerting(settings, metrics, store={})
+    aggregator = WindowAggregator(
+        settings, metrics, store, partitions=PARTITIONS, alerting=alerting, clock=clock
+    )
+    aggregator.sync_ownership(range(PARTITIONS))
     size = settings.check_batch_size
+    next_gauges = now[0] + GAUGE_INTERVAL
+    # a check process's clock is `CheckWork.check`'s default (time.time)
+    defaults = CheckWork.check.__defaults__ or ()
+    CheckWork.check.__defaults__ = (clock, *defaults[1:])
     names = {role: settings.topic(role) for role in ("scores", "audit", "dlq", "judge-requests")}
     out_bytes: dict[str, int] = {}
     scores_offset = 0
@@ -277,7 +299,7 @@ async def _profile(
         watch.last = watch.clock()
         for start in range(0, len(events), size):
             batch = [
-                (raw, RecordMeta("answers", i % PARTITIONS, i, time.time()))
+                (raw, RecordMeta("answers", i % PARTITIONS, i, now[0] - 0.5))
                 for i, raw in enumerate(events[start : start + size], start)
             ]
             if pooled:
@@ -298,7 +320,13 @@ async def _profile(
                     if role == "scores":
                         scores_offset += 1
                         aggregator.handle(json.loads(value), key, f"0:{scores_offset}")
+                now[0] += len(batch) / rate
+                while now[0] >= next_gauges:  # the gauge timer (agents/stream/app.py)
+                    aggregator.publish(next_gauges)
+                    next_gauges += GAUGE_INTERVAL
         watch.enter("other")  # closes the last stage's clock
+    CheckWork.check.__defaults__ = defaults
+    alerting.close(1.0)
     return watch, processor, out_bytes, producer
 
 
@@ -308,11 +336,17 @@ def profile(
     pooled: bool = False,
     settings: dict[str, Any] | None = None,
     detail: bool = False,
+    answers: int = 0,
 ) -> dict[str, Any]:
-    """One pass over `events`: CPU µs per answer per stage. `other` is the driver's own loop
+    """One pass over `events` (cycled, with fresh ids, up to `answers`): CPU µs per answer per
+    stage. `other` is the driver's own loop
     (what the check agent's loop does per answer: the record's metadata); `stopwatch` is what
     the stage switches themselves cost, taken off the total."""
     switch = switch_cost_ns()
+    if len(events) < answers:  # long enough for the per-second work to reach its steady state
+        from agents.bench.e2e import renamed
+
+        events = list(renamed(events, answers, "st"))
     watch, processor, out_bytes, producer = asyncio.run(
         _profile(events, judge, settings or {}, pooled, detail)
     )
@@ -340,7 +374,8 @@ def _median_profile(
     events: list[bytes], runs: int, judge: bool, pooled: bool = False, detail: bool = False
 ) -> dict[str, Any]:
     """The median over `runs` passes, stage by stage."""
-    passes = [profile(events, judge, pooled, detail=detail) for _ in range(runs)]
+    answers = int(os.environ.get("RAGMON_BENCH_STAGES_ANSWERS", "9000"))
+    passes = [profile(events, judge, pooled, detail=detail, answers=answers) for _ in range(runs)]
     out = dict(passes[-1])
     out["runs"] = runs
     stages = sorted({s for p in passes for s in p["cpu_us_per_event"]})
