@@ -36,11 +36,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import pickle
 import re
 import statistics
+import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -50,7 +52,6 @@ from typing import Any
 from aiokafka.partitioner import murmur2
 from aiokafka.producer.message_accumulator import BatchBuilder
 
-STAGES = ("decode", "check", "score", "audit", "judge", "serialise", "window", "produce")
 #: the judge of the profile, as the e2e bench's judge-on monitor (10% sampled, no budgets)
 JUDGE_RATE = 0.1
 BATCH_BYTES = 16_384  # aiokafka's default max_batch_size
@@ -330,6 +331,14 @@ async def _profile(
     return watch, processor, out_bytes, producer
 
 
+def _worker_gen0_threshold() -> int | None:
+    try:
+        from agents.checking.gc_tuning import GEN0_THRESHOLD
+    except ImportError:  # a tree from before the tuning (the section runs on both)
+        return None
+    return GEN0_THRESHOLD
+
+
 def profile(
     events: list[bytes],
     judge: bool = True,
@@ -347,9 +356,16 @@ def profile(
         from agents.bench.e2e import renamed
 
         events = list(renamed(events, answers, "st"))
-    watch, processor, out_bytes, producer = asyncio.run(
-        _profile(events, judge, settings or {}, pooled, detail)
-    )
+    threshold = gc.get_threshold()
+    gen0 = _worker_gen0_threshold()
+    if gen0 is not None:  # the collector as the worker and its check processes set it
+        gc.set_threshold(gen0, *threshold[1:])
+    try:
+        watch, processor, out_bytes, producer = asyncio.run(
+            _profile(events, judge, settings or {}, pooled, detail)
+        )
+    finally:
+        gc.set_threshold(*threshold)
     n = len(events)
     per_stage = {s: ns / n / 1000 for s, ns in sorted(watch.ns.items())}
     overhead = watch.switches * switch / n / 1000
@@ -472,37 +488,58 @@ def read_budget(doc: Path) -> dict[str, float]:
     return out
 
 
-def ratios(stages: dict[str, Any], passthrough_us: float) -> dict[str, float]:
-    """Each stage's CPU per answer over the pass-through's, and the sums the budget names:
-    `worker` (what stays in the worker process with check processes: score, judge, window,
-    produce, serialise of score records is in it too) and `in_process` (all stages)."""
-    cpu = stages["cpu_us_per_event"]
-    out = {s: cpu[s] / passthrough_us for s in STAGES}
-    out["in_process"] = stages["in_process_cpu_us_per_event"] / passthrough_us
+def ratios(
+    pooled: dict[str, Any], judged: dict[str, Any], passthrough_us: float
+) -> dict[str, float]:
+    """Each stage's CPU per answer with a check process (`pooled`, judge off) over the
+    pass-through's, and the sums the budget names: `worker` (the worker's stages: what it
+    adds to its Faust work), `child` (the check process), `judge` (what the judge on adds to
+    the worker, `judged` against `pooled`)."""
+    cpu = pooled["cpu_us_per_event"]
+    out = {s: v / passthrough_us for s, v in cpu.items()}
+    out["worker"] = pooled["worker_cpu_us_per_event"] / passthrough_us
+    child = pooled["in_process_cpu_us_per_event"] - pooled["worker_cpu_us_per_event"]
+    out["child"] = child / passthrough_us
+    judge = judged["worker_cpu_us_per_event"] - pooled["worker_cpu_us_per_event"]
+    out["judge"] = judge / passthrough_us
     return out
 
 
 def stages_section(args: Any, events: list[bytes]) -> dict[str, Any]:
-    """CPU per answer per stage (decode, check, score, audit, judge, serialise, window,
-    produce), with the judge on and off, against a pass-through on the embedded broker."""
+    """CPU per answer per stage (decode, check, grounding, score, audit, judge, serialise,
+    window, produce; in the worker and in a check process) against a bare Faust pass-through
+    on the embedded broker (RAGMON_BENCH_STAGES_BROKER=0: the stages alone)."""
     runs = max(1, int(getattr(args, "runs", 3)))
-    on = _median_profile(events, runs, judge=True)
-    off = _median_profile(events, runs, judge=False)
-    out: dict[str, Any] = {"judge_on": on, "judge_off": off, "load_average": os.getloadavg()}
+    out: dict[str, Any] = {
+        "in_process": _median_profile(events, runs, judge=False),
+        "check_process": _median_profile(events, runs, judge=False, pooled=True),
+        "check_process_judge": _median_profile(events, runs, judge=True, pooled=True),
+    }
+    for name in ("in_process", "check_process", "check_process_judge"):
+        stages = ", ".join(f"{s} {v:.1f}" for s, v in out[name]["cpu_us_per_event"].items())
+        print(f"  {name}: {stages} (µs of CPU per answer)", file=sys.stderr)
     if os.environ.get("RAGMON_BENCH_STAGES_BROKER", "1") != "0":
         n = int(os.environ.get("RAGMON_BENCH_STAGES_EVENTS", str(min(len(events) * 2, 5000))))
-        ref = broker_reference(events, n, int(os.environ.get("RAGMON_BENCH_STAGES_ROUNDS", "3")))
+        rounds = int(os.environ.get("RAGMON_BENCH_STAGES_ROUNDS", "3"))
+        ref = broker_reference(events, n, rounds)
         out["broker"] = ref
         pt = ref["passthrough_cpu_us_per_event"]
-        faust = ref["monitor_cpu_us_per_event"] - off["in_process_cpu_us_per_event"]
+        faust = ref["monitor_cpu_us_per_event"] - out["in_process"]["in_process_cpu_us_per_event"]
         out["faust_cpu_us_per_event"] = faust
-        out["ratios_to_passthrough"] = {**ratios(on, pt), "faust": faust / pt}
+        out["ratios_to_passthrough"] = {
+            **ratios(out["check_process"], out["check_process_judge"], pt),
+            "faust": faust / pt,
+        }
         budget_file = Path(__file__).resolve().parents[2] / "docs" / "guarantees.md"
         with contextlib.suppress(OSError, ValueError):
             budget = read_budget(budget_file)
+            out["budget"] = budget
             out["over_budget"] = {
-                s: r for s, r in out["ratios_to_passthrough"].items() if r > budget.get(s, 1e9)
+                s: r
+                for s, r in out["ratios_to_passthrough"].items()
+                if s in budget and r > budget[s]
             }
+    out["load_average"] = os.getloadavg()
     return out
 
 
