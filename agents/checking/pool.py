@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 
 import structlog
 
+from agents.checking.gc_tuning import tune_gc
 from agents.checking.work import Checked, CheckWork, Source
 from agents.output.dlq import CHECK_ERROR
 from monitor.records.models import Rejection
@@ -59,6 +60,7 @@ def _child_init(work: CheckWork, parent: int) -> None:
     if os.getppid() != parent:
         os._exit(0)  # it died before the line above
     _WORK = work
+    tune_gc()
 
 
 def _child_run(batch: Batch) -> Results:

@@ -29,7 +29,12 @@ from monitor.config.options import CheckOptions
 Section = Callable[[argparse.Namespace, list[bytes]], dict[str, Any]]
 # Modules defining `SECTIONS: dict[str, Section]` (name -> function(args, events) -> figures);
 # a module that does not exist is skipped.
-SECTION_MODULES = ("agents.bench.e2e", "agents.bench.judge", "agents.bench.instructions")
+SECTION_MODULES = (
+    "agents.bench.e2e",
+    "agents.bench.judge",
+    "agents.bench.instructions",
+    "agents.bench.stages",
+)
 
 
 def sections() -> dict[str, Section]:

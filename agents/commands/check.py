@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import IO, Any
 
+from agents.checking.gc_tuning import tune_gc
 from monitor.check import check_bytes
 from monitor.config.errors import InputError
 from monitor.config.settings import load_settings
@@ -87,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"cannot write {args.output}: {exc.strerror}") from None
     progress = not args.quiet and args.input != "-"
     tty = sys.stderr.isatty()
+    tune_gc()  # a verdict's objects die young: fewer collections (agents/checking/gc_tuning.py)
     summary = Summary()
     started = last_report = time.perf_counter()
     try:

@@ -58,6 +58,9 @@ class AuditEntry:
     data: bytes  # the record as published
     record: dict[str, Any] | None  # the same as a dict, when a log line is wanted
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (AuditEntry, (self.reason, self.data, self.record))  # see Checked.__reduce__
+
 
 @dataclass(frozen=True, slots=True)
 class AuditBuilder:
@@ -72,9 +75,14 @@ class AuditBuilder:
     claim_cap: int = 0  # RAGMON_ANSWER_CLAIM_WEIGHT, as the window counts the answer
 
     def build(
-        self, verdict: Verdict, source: dict[str, Any], event: AnswerEvent | None = None
+        self,
+        verdict: Verdict,
+        source: dict[str, Any],
+        event: AnswerEvent | None = None,
+        vector: list[int] | None = None,
     ) -> AuditEntry | None:
-        """The verdict's audit record if it is failing or sampled, else None."""
+        """The verdict's audit record if it is failing or sampled, else None. `vector`: the
+        answer's count vector (`verdict_vector` with `claim_cap`) when the caller has it."""
         reason = audit_reason(verdict, self.sample_rate)
         if reason is None:
             return None
@@ -91,7 +99,8 @@ class AuditBuilder:
                 sample_reason(event, verdict, base, oversample) is not None
             )
         # what the answer added to its app's window: the evidence page ranks by it
-        vector = verdict_vector(verdict, self.claim_cap)
+        if vector is None:
+            vector = verdict_vector(verdict, self.claim_cap)
         record["counts"] = {k: v for k, v in zip(COUNT_FIELDS[2:], vector[2:], strict=False)}
         record["audit_reason"] = reason
         record["source"] = source

@@ -141,13 +141,31 @@ def _vector(names: Sequence[Any], values: Iterable[Any], negative: bool) -> tupl
     return tuple(vector)
 
 
-def _entry(raw: Any, names: Sequence[Any], negative: bool) -> ScoreEntry | None:
+_PADDING = (0,) * len(COUNT_FIELDS)
+_FIELD_LIST = list(COUNT_FIELDS)
+
+
+def _own_vector(values: list[Any], negative: bool) -> tuple[int, ...] | None:
+    """`_vector` of a record in this version's field order, without its per-field look-ups;
+    None when a value is not one `_vector` would keep as it is (then `_vector` decides)."""
+    if len(values) > len(COUNT_FIELDS):
+        values = values[: len(COUNT_FIELDS)]
+    for n in values:
+        if type(n) is not int or (n < 0 and not negative):
+            return None
+    return (*values, *_PADDING[len(values) :])
+
+
+def _entry(
+    raw: Any, names: Sequence[Any], negative: bool, own_order: bool = False
+) -> ScoreEntry | None:
     if not isinstance(raw, list) or len(raw) < 5 or not isinstance(raw[4], list):
         return None
     event_id = raw[0] if isinstance(raw[0], str) and raw[0] else None
-    return ScoreEntry(
-        event_id, _number(raw[1]), _number(raw[2]), bool(raw[3]), _vector(names, raw[4], negative)
-    )
+    vector = _own_vector(raw[4], negative) if own_order else None
+    if vector is None:
+        vector = _vector(names, raw[4], negative)
+    return ScoreEntry(event_id, _number(raw[1]), _number(raw[2]), bool(raw[3]), vector)
 
 
 def parse_score_record(value: Any, key: str | None = None) -> ScoreBatch | None:
@@ -175,7 +193,8 @@ def parse_score_record(value: Any, key: str | None = None) -> ScoreBatch | None:
         return None
     if not isinstance(events, list):
         return None
-    entries = (_entry(e, names, negative=kind == "judge") for e in events)
+    own = names == _FIELD_LIST  # a record of this version: its fields in COUNT_FIELDS order
+    entries = (_entry(e, names, kind == "judge", own) for e in events)
     return ScoreBatch(app, kind, tuple(e for e in entries if e is not None))
 
 

@@ -24,9 +24,9 @@ import contextlib
 import math
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 import structlog
 from aiokafka.partitioner import murmur2
@@ -57,6 +57,33 @@ def ratios(counts: dict[str, int], at: float = 0.0) -> dict[str, float | None]:
     """Every figure of a window (monitor.alerting.alerts.WindowFigures.from_counts): exact ratios, the
     support and hallucination estimates with their bounds, the cheap tier's own shares."""
     return dict(WindowFigures.from_counts("", at, **counts).values)
+
+
+class Candidates(Sequence[tuple[str, Mapping[str, int]]]):
+    """The window's failing answers as `Alerting.observe` takes them, (event id, counts by
+    name), each answer's counts named only when read: the rules are evaluated every second
+    per app and read the candidates only on a transition, and naming up to CANDIDATES_KEPT
+    vectors at every evaluation was a sixth of a busy worker's samples (py-spy)."""
+
+    def __init__(self, kept: list[tuple[str, Sequence[int]]]) -> None:
+        self._kept = kept
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[str, Mapping[str, int]]: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[tuple[str, Mapping[str, int]]]: ...
+
+    def __getitem__(
+        self, i: int | slice
+    ) -> tuple[str, Mapping[str, int]] | Sequence[tuple[str, Mapping[str, int]]]:
+        if isinstance(i, slice):
+            return Candidates(self._kept[i])
+        event_id, vector = self._kept[i]
+        return event_id, vector_to_counts(vector)
 
 
 @dataclass
@@ -91,7 +118,7 @@ class WindowAggregator:
         self.next_offsets: dict[int, int] = {}
         self.published: set[str] = set()
         self.examples: dict[str, deque[str]] = {}
-        self.candidates: dict[str, deque[tuple[str, float, list[int]]]] = {}
+        self.candidates: dict[str, deque[tuple[str, float, Sequence[int]]]] = {}
         self._last_eval: dict[str, float] = {}
         self.counted = 0
         self.duplicates = 0
@@ -120,7 +147,8 @@ class WindowAggregator:
             return done
         judge = batch.kind == "judge"
         done, first = Handled(), []
-        buckets: dict[float, list[int]] = {}
+        # each bucket's vectors, summed column by column once the record is read
+        columns: dict[float, list[tuple[int, ...]]] = {}
         examples = self.examples.setdefault(batch.app, deque(maxlen=EXAMPLES_KEPT))
         candidates = self.candidates.setdefault(batch.app, deque(maxlen=CANDIDATES_KEPT))
         for entry in batch.entries:
@@ -135,14 +163,19 @@ class WindowAggregator:
                 store.add_id(entry.event_id, at, batch.kind)
                 first.append(entry.event_id)
             start = store.bucket(at)
-            buckets[start] = add_vectors(buckets.get(start), entry.vector)
+            vectors = columns.get(start)
+            if vectors is None:
+                columns[start] = [entry.vector]
+            else:
+                vectors.append(entry.vector)
             if judge:
                 done.corrected += 1
             else:
                 done.counted += 1
                 if entry.failed and entry.event_id:
                     examples.append(entry.event_id)
-                    candidates.append((entry.event_id, at, list(entry.vector)))
+                    candidates.append((entry.event_id, at, entry.vector))  # a tuple: shared
+        buckets = {start: [sum(c) for c in zip(*vs, strict=True)] for start, vs in columns.items()}
         if buckets or first:
             store.commit(source, batch.app, batch.kind, first, buckets, now)
         if done.duplicates:
@@ -167,11 +200,9 @@ class WindowAggregator:
         counts = vector_to_counts(self.rolling(app, now))
         figures = WindowFigures.from_counts(app, now, **counts)
         since = now - self.window_seconds
-        candidates = [
-            (eid, vector_to_counts(vector))
-            for eid, at, vector in self.candidates.get(app, ())
-            if at >= since
-        ]
+        candidates = Candidates(
+            [(eid, vector) for eid, at, vector in self.candidates.get(app, ()) if at >= since]
+        )
         self.alerting.observe(
             figures,
             examples=list(self.examples.get(app, ())),

@@ -110,6 +110,9 @@ class CheckProcessor:
         self._debug = settings.log_level.upper() == "DEBUG"
         # The last checked event of the batch carries the histograms' exemplars.
         self._last: tuple[str, float, float] | None = None
+        #: app → its last checked event id in this batch: the exemplar of its checked counter,
+        #: attached once at the batch's end instead of an exemplar dict built per answer
+        self._exemplars: dict[str, str] = {}
         self.checked_at = 0.0  # when the event the hooks see was counted (its score's time)
         self._scores: dict[str, list[list[Any]]] = {}  # app → score entries of this batch
 
@@ -186,6 +189,9 @@ class CheckProcessor:
         scores, self._scores = self._scores, {}
         for app, entries in scores.items():
             self.emit("scores", app.encode("utf-8"), dumps(score_record(app, entries)))
+        for app, last_id in self._exemplars.items():
+            self.counters.exemplar(self.metrics.events, (app, "checked"), {"event_id": last_id})
+        self._exemplars = {}
         if self._last is not None:
             event_id, duration, lag = self._last
             exemplar = {"event_id": event_id}
@@ -198,17 +204,17 @@ class CheckProcessor:
         m, add, vector = self.metrics, self.counters.add, result.vector
         event_id = result.event_id[:_EXEMPLAR_ID_CHARS]
         add(m.events, (app, "checked"))
-        self.counters.exemplar(m.events, (app, "checked"), {"event_id": event_id})
-        for fmt, status, error in result.citations:
-            add(m.citations, (app, fmt, status))
+        self._exemplars[app] = event_id
+        for (fmt, status, error), n in result.citations:
+            add(m.citations, (app, fmt, status), n)
             if error is not None:
-                add(m.citation_errors, (app, error))
-        for verdict, tier in result.claims:
-            add(m.claims, (app, verdict, tier))
+                add(m.citation_errors, (app, error), n)
+        for (verdict, tier), n in result.claims:
+            add(m.claims, (app, verdict, tier), n)
         for kind, i in CLAIM_COUNT_KINDS:
             add(m.claim_counts, (app, kind), vector[i])
-        for verdict in result.uncited:
-            add(m.uncited_claims, (app, verdict))
+        for (verdict,), n in result.uncited:
+            add(m.uncited_claims, (app, verdict), n)
         lag = max(0.0, result.checked_at - result.event_time)
         if self._last is not None:  # the previous one goes in without an exemplar
             m.check_duration.observe(self._last[1])

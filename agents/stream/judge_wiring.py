@@ -11,6 +11,7 @@ the time the check agent counted the answer, which is where the judge's record l
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from agents.judging.agent import (
@@ -29,12 +30,12 @@ from monitor.judge.plan import plan_judge_request, sample_reason
 from monitor.oncall.judge_status import judge_dropped_record
 from monitor.output.audit import audit_reason
 from monitor.records.models import AnswerEvent, Verdict
-from monitor.sampling.policy import Sampler, SamplingPolicy, hash_fraction
+from monitor.sampling.policy import Decision, Sampler, SamplingPolicy, hash_fraction
 
 if TYPE_CHECKING:
     import faust
 
-    from agents.stream.check_agent import CheckProcessor, RecordMeta
+    from agents.stream.check_agent import CheckProcessor, RecordMeta, VerdictHook
     from agents.telemetry.metrics import Metrics
     from monitor.config.settings import Settings
 
@@ -61,7 +62,6 @@ def install_judge(
             batch_size=settings.judge_batch_size,
         )
     )
-    max_chars = settings.judge_max_evidence_chars
     runner = build_judge_runner(
         settings,
         metrics,
@@ -72,8 +72,28 @@ def install_judge(
         client=client,
     )
 
+    processor.hooks.append(
+        judge_hook(settings, metrics, processor, labels, sampler, runner.shedding)
+    )
+    metrics.judge_enabled.set(1)
+    # a check process sends back whole only the answers this hook's plan may sample
+    processor.judge_rates = (settings.judge_sample_rate, settings.judge_oversample_rate)
+    attach_judge_agent(app, runner, channels["judge-requests"])
+    return runner
+
+
+def judge_hook(
+    settings: Settings,
+    metrics: Metrics,
+    processor: CheckProcessor,
+    labels: AppLabels,
+    sampler: Sampler,
+    shed: Callable[[], Decision | None],
+) -> VerdictHook:
+    """The verdict hook that plans a judge request per answer and buffers it with the batch's
+    output records (also driven by `ragmon bench --section stages`)."""
     child = Children()  # labels() takes a lock and builds a key: looked up once per label set
-    shed = runner.shedding  # asked only for sampled answers
+    max_chars = settings.judge_max_evidence_chars
 
     def sample(event: AnswerEvent, verdict: Verdict, meta: RecordMeta) -> None:
         # A full local queue stands for the judge's: every worker runs a judge agent on its
@@ -107,12 +127,7 @@ def install_judge(
             if hash_fraction(event.event_id) < settings.judge_sample_rate:
                 child(metrics.estimation_answers, (labels(event.app), "dropped")).inc()
 
-    processor.hooks.append(sample)
-    metrics.judge_enabled.set(1)
-    # a check process sends back whole only the answers this hook's plan may sample
-    processor.judge_rates = (settings.judge_sample_rate, settings.judge_oversample_rate)
-    attach_judge_agent(app, runner, channels["judge-requests"])
-    return runner
+    return sample
 
 
 def _policed(settings: Settings, publish: Publish) -> Publish:

@@ -14,6 +14,7 @@ import faust
 import structlog
 
 from agents.checking import fastcore
+from agents.checking.gc_tuning import tune_gc
 from agents.kafka.broker import free_port
 from agents.kafka.connection import client_kwargs, wait_for_broker
 from agents.kafka.topics import TopicSpec, ensure_topics
@@ -168,6 +169,7 @@ def run_worker(settings: Settings, *, max_wait: float | None = None) -> int:
         core=fastcore.describe(),
     )
     rapp, worker = build_worker(settings, AppDeps(topics=specs), loop=loop)
+    tune_gc()
     try:
         worker.execute_from_commandline()
     except SystemExit as exc:

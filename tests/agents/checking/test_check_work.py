@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import pickle
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -11,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import agents.checking.work as check_work
-from agents.checking.work import Checked, CheckWork
-from agents.output.audit_record import AuditBuilder
+from agents.checking.work import Checked, CheckWork, tally
+from agents.output.audit_record import AuditBuilder, AuditEntry
 from agents.output.records import COUNT_FIELDS, verdict_vector
 from monitor.check import check_event
 from monitor.config.options import CheckOptions
@@ -79,9 +81,13 @@ def test_a_hand_checked_answer() -> None:
     assert isinstance(result, Checked)
     assert (result.event_id, result.app) == ("hand-1", "docs-qa")
     # line 2 exists, line 9 does not (the document has 3 lines)
-    assert result.citations == [("line", "valid", None), ("line", "invalid", "line_out_of_range")]
+    # (label values, how many): summed per label set in the check process
+    assert result.citations == (
+        (("line", "valid", None), 1),
+        (("line", "invalid", "line_out_of_range"), 1),
+    )
     # the first claim repeats line 2; the second rests on an invalid citation only
-    assert result.claims == [("supported", "lexical"), ("not_supported", "rules")]
+    assert result.claims == ((("supported", "lexical"), 1), (("not_supported", "rules"), 1))
     # events, rejected, citations, valid, claims, cited, decided, supported, unsupported
     assert result.vector[:9] == [1, 0, 2, 1, 2, 2, 2, 1, 1]
     # estimation sums: the first claim is judgeable, the second decided by rule (not supported)
@@ -97,7 +103,17 @@ def test_a_hand_checked_answer() -> None:
     assert record["source"] == {"topic": "ragmon.answers", "partition": 2, "offset": 41}
     assert result.audit.record is not None and result.audit.record["event_id"] == "hand-1"
     again = pickle.loads(pickle.dumps(result))  # what comes back from a check process
-    assert again.vector == result.vector and again.audit == result.audit
+    assert again == result
+
+
+def test_checked_pickles_every_field_in_its_place() -> None:
+    # __reduce__ lists the fields by hand: distinct values everywhere catch a misplaced one
+    values = {f.name: f"value-{f.name}" for f in dataclasses.fields(Checked)}
+    checked = Checked(**values)  # type: ignore[arg-type]
+    again = pickle.loads(pickle.dumps(checked, pickle.HIGHEST_PROTOCOL))
+    assert {f.name: getattr(again, f.name) for f in dataclasses.fields(Checked)} == values
+    entry = AuditEntry("failure", b"{}", {"a": 1})
+    assert pickle.loads(pickle.dumps(entry)) == entry
 
 
 def test_run_agrees_with_check_event_on_the_standard_mix(mix: list[bytes]) -> None:
@@ -111,10 +127,17 @@ def test_run_agrees_with_check_event_on_the_standard_mix(mix: list[bytes]) -> No
         verdict = check_event(event, options)
         assert result.event_id == event.event_id
         assert result.vector == verdict_vector(verdict)
-        assert result.citations == [
-            (r.citation.format, r.status, r.error) for r in verdict.citations
-        ]
-        assert result.claims == [(c.support.verdict, c.support.tier) for c in verdict.claims]
+        assert result.citations == tuple(
+            Counter((r.citation.format, r.status, r.error) for r in verdict.citations).items()
+        )
+        assert result.claims == tuple(
+            Counter((c.support.verdict, c.support.tier) for c in verdict.claims).items()
+        )
+        assert result.uncited == tuple(
+            Counter(
+                (c.support.verdict,) for c in verdict.claims if not c.claim.citation_indexes
+            ).items()
+        )
         assert result.failed == has_failure(verdict)
         assert (result.audit is not None) == result.failed  # sample rate 0: failures only
         failed += result.failed
@@ -259,3 +282,13 @@ def test_a_lower_case_zone_is_the_events_time() -> None:
     result = work.run(small("evt-1", timestamp="2023-11-14T22:13:20z"), SOURCE)
     assert isinstance(result, Checked)
     assert result.event_time == 1_700_000_000.0
+
+
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.sampled_from([None, "x"]))))
+def test_tally_counts_each_label_set_in_the_order_first_seen(
+    keys: list[tuple[str, str | None]],
+) -> None:
+    counted = tally(keys)
+    assert [k for k, _ in counted] == list(dict.fromkeys(keys))
+    assert dict(counted) == Counter(keys)
+    assert sum(n for _, n in counted) == len(keys)

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from agents.output.records import (
     COUNT_FIELDS,
+    _vector,
     add_vectors,
     event_ids,
     parse_score_record,
@@ -150,3 +151,34 @@ def test_add_vectors() -> None:
     # A stored vector from an older version (fewer fields) grows; a longer one keeps its tail.
     assert add_vectors([1], [1, 1]) == [2, 1]
     assert add_vectors([1, 1, 7], [1, 1]) == [2, 2, 7]
+
+
+_VALUE = st.one_of(
+    st.integers(-5, 10**12), st.booleans(), st.floats(allow_nan=False), st.none(), st.text()
+)
+
+
+@given(
+    values=st.lists(_VALUE, max_size=len(COUNT_FIELDS) + 3),
+    kind=st.sampled_from(["scores", "judge"]),
+)
+def test_a_record_in_this_versions_order_reads_as_the_field_by_field_reader_does(
+    values: list[object], kind: str
+) -> None:
+    # this version's records take a shortcut past the per-field look-ups: same vectors
+    record = {
+        "app": "a",
+        "kind": kind,
+        "fields": list(COUNT_FIELDS),
+        "events": [["e", 1.0, 2.0, 1, values]],
+    }
+    batch = parse_score_record(record)
+    assert batch is not None
+    expected = _vector(list(COUNT_FIELDS), values, negative=kind == "judge")
+    assert batch.entries[0].vector == expected
+    # and the same with the fields named in another order (the field-by-field reader)
+    shuffled = list(reversed(COUNT_FIELDS))
+    record["fields"] = shuffled
+    again = parse_score_record(record)
+    assert again is not None
+    assert again.entries[0].vector == _vector(shuffled, values, negative=kind == "judge")

@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 from aiokafka.partitioner import DefaultPartitioner
 
-from agents.output.records import COUNT_FIELDS, score_entry, score_record
+from agents.output.records import COUNT_FIELDS, score_entry, score_record, vector_to_counts
 from agents.stream.aggregate import WindowAggregator, partition_for_app
 from agents.stream.window_store import CountedRecords
 from monitor.config.settings import load_settings
@@ -303,3 +303,17 @@ def test_rules_are_evaluated_on_the_timer_when_no_answer_arrives() -> None:
     agg.publish(1000.0)
     figures, _ = alerting.observed[-1]
     assert figures.events == 0 and figures.values["validity"] is None
+
+
+def test_candidates_name_each_answers_counts_only_when_read() -> None:
+    from agents.stream.aggregate import Candidates
+
+    kept = [("a", (1, 0, 2)), ("b", (1, 0, 0, 0, 3))]
+    lazy = Candidates(list(kept))
+    assert len(lazy) == 2 and bool(lazy)
+    eager = [(eid, vector_to_counts(v)) for eid, v in kept]
+    assert list(lazy) == eager
+    assert lazy[1] == eager[1] and lazy[-1] == eager[-1]
+    assert list(lazy[1:]) == eager[1:]
+    assert lazy[0][1]["citations"] == 2 and lazy[1][1]["claims"] == 3
+    assert not Candidates([])

@@ -1,0 +1,139 @@
+"""A digest of everything the check path writes for a file of answers: to compare two trees.
+
+`python -m agents.bench.digest FILE...` runs each file's answers through the worker's objects
+(`CheckProcessor` with its audit trail, a judge sampling hook, the aggregate agent's
+`WindowAggregator`) twice, with the checks in this process and as with a check process (the
+batch pickled there and back, `CheckWork.run_batch`, `CheckProcessor.apply`), on a fixed clock,
+and prints per file and path the SHA-256 of the output records (role, key, value, in order), of
+the window sums and of the Prometheus counters. Only wall-clock fields are left out of the records: `audited_at` (audit)
+and `duration` (not in any record). Two trees giving the same digests wrote the same records.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import pickle
+import sys
+from pathlib import Path
+from typing import Any
+
+CLOCK = 1_800_000_000.0  # a fixed "now": counted_at, buckets and judge created_at
+JUDGE_RATE = 0.1
+
+
+def _normalised(role: str, value: bytes) -> bytes:
+    if role != "audit":
+        return value
+    record = json.loads(value)
+    record.pop("audited_at", None)
+    return json.dumps(record, sort_keys=True, ensure_ascii=False).encode()
+
+
+def digest(events: list[bytes], pooled: bool, batch: int = 256) -> dict[str, Any]:
+    from dataclasses import replace
+
+    from prometheus_client import CollectorRegistry
+
+    from agents.output.audit import AuditTrail
+    from agents.output.outbox import Outbox
+    from agents.stream.aggregate import WindowAggregator
+    from agents.stream.check_agent import CheckProcessor, RecordMeta
+    from agents.stream.window_store import CountedRecords
+    from agents.telemetry.metrics import build_metrics
+    from monitor.config.settings import load_settings
+    from monitor.judge.plan import plan_judge_request
+    from monitor.sampling.policy import Sampler, SamplingPolicy
+
+    settings = load_settings(judge_enabled=True)
+    metrics = build_metrics(CollectorRegistry())
+    outbox = Outbox()
+    audit = AuditTrail(
+        settings, metrics, send=lambda key, value: outbox.add("audit", key.encode(), value)
+    )
+    processor = CheckProcessor(settings, metrics, outbox.add, audit=audit, clock=lambda: CLOCK)
+    sampler = Sampler(
+        SamplingPolicy(
+            base_rate=JUDGE_RATE,
+            oversample_rate=JUDGE_RATE,
+            calls_per_minute=0,
+            tokens_per_hour=0,
+        )
+    )
+
+    def judge(event: Any, verdict: Any, meta: Any) -> None:  # as agents/stream/judge_wiring.py
+        request, _ = plan_judge_request(event, verdict, sampler, now=processor.checked_at)
+        if request is not None:
+            value = json.dumps(request.to_dict(), ensure_ascii=False).encode("utf-8")
+            processor.emit("judge-requests", event.event_id.encode("utf-8"), value)
+
+    processor.hooks.append(judge)
+    if pooled:
+        # a check process's clock is `CheckWork.check`'s default (time.time): fixed here too
+        from agents.checking.work import CheckWork
+
+        defaults = CheckWork.check.__defaults__ or ()
+        CheckWork.check.__defaults__ = ((lambda: CLOCK), *defaults[1:])
+        processor.work = replace(
+            processor.work, hook_rate=0.0, judge_rates=(JUDGE_RATE, JUDGE_RATE)
+        )
+    store = CountedRecords(
+        {}, settings.window_step_seconds, settings.dedup_horizon_seconds, settings.dedup_max_ids
+    )
+    aggregator = WindowAggregator(settings, metrics, store, partitions=4, clock=lambda: CLOCK)
+    records = hashlib.sha256()
+    counts: dict[str, int] = {}
+    offset = 0
+    for start in range(0, len(events), batch):
+        metas = [
+            (raw, RecordMeta("answers", i % 4, i, CLOCK - 1.0))
+            for i, raw in enumerate(events[start : start + batch], start)
+        ]
+        if pooled:
+            sent = pickle.loads(pickle.dumps([(raw, meta.where()) for raw, meta in metas]))
+            results = pickle.loads(pickle.dumps(processor.work.run_batch(sent)))
+            for (raw, meta), result in zip(metas, results, strict=True):
+                processor.apply(result, raw, meta)
+        else:
+            for raw, meta in metas:
+                processor.handle(raw, meta)
+        processor.flush()
+        for role, key, value in outbox.take():
+            counts[role] = counts.get(role, 0) + 1
+            records.update(role.encode() + b"\0" + (key or b"") + b"\0")
+            records.update(_normalised(role, value) + b"\n")
+            if role == "scores":
+                offset += 1
+                aggregator.handle(json.loads(value), key, f"0:{offset}")
+    counters = sorted(
+        (sample.name, sorted(sample.labels.items()), sample.value)
+        for family in metrics.registry.collect()
+        if family.type == "counter"
+        for sample in family.samples
+        if sample.name.endswith("_total")
+    )
+    sums = json.dumps(sorted((app, b, v) for (app, b), v in store.sums.items())).encode()
+    return {
+        "records": records.hexdigest(),
+        "windows": hashlib.sha256(sums).hexdigest(),
+        "counters": hashlib.sha256(json.dumps(counters).encode()).hexdigest(),
+        "counts": dict(sorted(counts.items())),
+        "checked": processor.processed.get("checked", 0),
+    }
+
+
+def main(argv: list[str]) -> int:
+    from agents.checking import fastcore
+
+    fastcore.activate()
+    for path in argv:
+        events = [ln for ln in Path(path).read_bytes().splitlines() if ln.strip()]
+        for pooled in (False, True):
+            found = digest(events, pooled)
+            where = "check process" if pooled else "in process"
+            print(json.dumps({"file": Path(path).name, "path": where, **found}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
