@@ -7,6 +7,10 @@ reads them on stdin and writes the fixed record on stdout) go to the answers top
 original key and a `ragmon-replay-of` header, and a marker record is written to the `dlq` topic
 itself (key `replayed:P:O`): a letter with a marker is never sent again, whoever replays it.
 Nothing is deleted. A letter whose bytes were cut (RAGMON_DLQ_MAX_VALUE_BYTES) is not replayed.
+
+Letters are listed oldest first by when they were dead-lettered (not by partition), times in
+ISO-8601 UTC. A letter rejected before its event id was read (a schema violation) shows the
+event id found in its bytes. The options go before or after the action.
 """
 
 from __future__ import annotations
@@ -16,16 +20,17 @@ import asyncio
 import base64
 import hashlib
 import json
+import re
 import shlex
 import subprocess
 import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
-from monitor.alerting.alerts import parse_duration
-from monitor.config.errors import ConfigError, InputError
+from agents.commands.timeopts import accept_negative_durations, duration
+from monitor.config.errors import InputError, NotFoundError
 from monitor.config.settings import Settings, load_settings
-from monitor.oncall.page import when
 
 MARKER_PREFIX = "replayed:"
 REPLAY_HEADER = "ragmon-replay-of"
@@ -45,30 +50,106 @@ class Letter:
     def original(self) -> bytes:
         return base64.b64decode(self.record.get("value_b64") or "")
 
+    @property
+    def at(self) -> float:
+        """When it was dead-lettered (else the original's Kafka timestamp, else 0)."""
+        for key in ("dead_lettered_at", "timestamp"):
+            value = self.record.get(key)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                return float(value)
+        return 0.0
+
+    def event_id(self) -> str | None:
+        """The record's event id, else the one in the original bytes (a letter rejected before
+        its event was decoded, e.g. a schema violation, was written without it)."""
+        known = self.record.get("event_id")
+        if isinstance(known, str) and known:
+            return known
+        return event_id_in(self.original())
+
+
+#: `"event_id": "..."` in bytes that are not (or no longer, when cut) a JSON object
+_EVENT_ID = re.compile(rb'"event_id"\s*:\s*"((?:[^"\\]|\\.){1,512})"')
+
+
+def event_id_in(data: bytes) -> str | None:
+    try:
+        parsed = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        parsed = None
+    if isinstance(parsed, dict):
+        value = parsed.get("event_id")
+        if isinstance(value, bool) or not isinstance(value, str | int):
+            return None
+        return str(value) or None
+    match = _EVENT_ID.search(data)
+    if match is None:
+        return None
+    try:
+        found = json.loads(b'"' + match.group(1) + b'"')
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return found if isinstance(found, str) else None
+
+
+def iso(epoch: object) -> str | None:
+    """ISO-8601 UTC (`2026-11-27T11:17:24.123456Z`) of epoch seconds; None stays None."""
+    if not isinstance(epoch, int | float) or isinstance(epoch, bool):
+        return None
+    return datetime.fromtimestamp(epoch, UTC).isoformat().replace("+00:00", "Z")
+
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "dlq",
         help="list, show and replay dead letters",
-        description="Dead letters of the dlq topic, read by time (no scan from the start).",
+        description="Dead letters of the dlq topic, read by time (no scan from the start), "
+        "oldest first. Options go before or after the action.",
     )
-    p.add_argument("-b", "--bootstrap-servers", metavar="HOST:PORT[,..]", help="Kafka brokers")
-    p.add_argument("--since", default="24h", help="how far back to look (default 24h)")
-    p.add_argument("--reason", action="append", help="only letters with this reason")
-    p.add_argument("--json", action="store_true", help="JSON lines for scripts")
+    add_common_options(p, defaults=True)
     dsub = p.add_subparsers(dest="action", metavar="ACTION")
-    dsub.add_parser("list", help="one line per letter: where, why, replayed or not")
+    actions = [dsub.add_parser("list", help="one line per letter: where, why, replayed or not")]
     show = dsub.add_parser("show", help="a letter in full, its bytes decoded when text")
     show.add_argument("letters", nargs="+", metavar="P:O", help="partition:offset in dlq")
     replay = dsub.add_parser(
-        "replay", help="send letters back to the answers topic (dry run unless --yes)"
+        "replay",
+        help="send letters back to the answers topic (dry run unless --yes; the dry run "
+        "prints each record as it would be sent)",
     )
+    actions += [show, replay]
     replay.add_argument("letters", nargs="*", metavar="P:O", help="letters (default: all)")
     replay.add_argument(
         "--transform", metavar="CMD", help="fix each letter: CMD reads it on stdin, writes it"
     )
     replay.add_argument("--yes", action="store_true", help="really send (default: a dry run)")
+    for action in actions:
+        # after the action too (`ragmon dlq list --json`); SUPPRESS keeps a value given
+        # before the action when none is given after it
+        add_common_options(action, defaults=False)
     p.set_defaults(func=run)
+
+
+def add_common_options(p: argparse.ArgumentParser, *, defaults: bool) -> None:
+    def default(value: object) -> object:
+        return value if defaults else argparse.SUPPRESS
+
+    p.add_argument(
+        "-b",
+        "--bootstrap-servers",
+        metavar="HOST:PORT[,..]",
+        default=default(None),
+        help="Kafka brokers",
+    )
+    p.add_argument(
+        "--since", default=default("24h"), help="how far back to look (default 24h; -2h too)"
+    )
+    p.add_argument(
+        "--reason", action="append", default=default(None), help="only letters with this reason"
+    )
+    p.add_argument(
+        "--json", action="store_true", default=default(False), help="JSON lines for scripts"
+    )
+    accept_negative_durations(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -77,10 +158,7 @@ def run(args: argparse.Namespace) -> int:
     settings = load_settings(
         getattr(args, "config", None), bootstrap_servers=args.bootstrap_servers
     )
-    try:
-        since = parse_duration(args.since, "--since")
-    except ConfigError as exc:
-        raise InputError(str(exc)) from None
+    since = duration(args.since, "--since")
     letters = asyncio.run(read_letters(settings, time.time() - since))
     if args.reason:
         letters = [x for x in letters if x.record.get("reason") in args.reason]
@@ -93,7 +171,12 @@ def run(args: argparse.Namespace) -> int:
     missing = wanted - {(x.partition, x.offset) for x in chosen}
     if missing:
         found = ", ".join(f"{p}:{o}" for p, o in sorted(missing))
-        raise InputError(f"no dead letter at {found} in the last {args.since}")
+        raise NotFoundError(
+            f"no dead letter at {found} in the last {args.since.lstrip('-')} "
+            f"(letters then: {', '.join(x.position for x in letters) or 'none'})",
+            what=found,
+            known=tuple(x.position for x in letters),
+        )
     if args.action == "show":
         for letter in chosen:
             print(json.dumps(detail(letter)) if args.json else show_text(letter))
@@ -136,7 +219,7 @@ async def read_letters(settings: Settings, start: float) -> list[Letter]:
         letter = letters.get((of.get("partition", -1), of.get("offset", -1)))
         if letter is not None:
             letter.replays.append(marker)
-    return [letters[k] for k in sorted(letters)]
+    return sorted(letters.values(), key=lambda x: (x.at, x.partition, x.offset))
 
 
 def as_text(data: bytes) -> str | None:
@@ -152,7 +235,9 @@ def summary(letter: Letter) -> dict[str, Any]:
     return {
         "letter": letter.position,
         **{k: r.get(k) for k in keep},
-        "dead_lettered_at": r.get("dead_lettered_at"),
+        "event_id": letter.event_id(),
+        "timestamp": iso(r.get("timestamp")),
+        "dead_lettered_at": iso(r.get("dead_lettered_at")),
         "truncated": r.get("truncated", False),
         "replayed": [m.get("to") for m in letter.replays],
     }
@@ -173,9 +258,9 @@ def list_line(letter: Letter) -> str:
     replayed = f" replayed×{len(letter.replays)}" if letter.replays else ""
     error = str(r.get("error") or "")[:100]
     return (
-        f"{letter.position} {when(r.get('dead_lettered_at'))} {r.get('reason')} "
+        f"{letter.position} {iso(r.get('dead_lettered_at')) or '?'} {r.get('reason')} "
         f"{r.get('topic')} {r.get('partition')}:{r.get('offset')} "
-        f"event {r.get('event_id') or '-'}{replayed}: {error}"
+        f"event {letter.event_id() or '-'}{replayed}: {error}"
     )
 
 
@@ -188,6 +273,13 @@ def show_text(letter: Letter) -> str:
     else:
         lines.append(f"original (not UTF-8, base64): {d['value_b64']}")
     return "\n".join(lines)
+
+
+def printable(data: bytes) -> str:
+    text = as_text(data)
+    if text is not None:
+        return text
+    return "(not UTF-8, base64) " + base64.b64encode(data).decode("ascii")
 
 
 def transformed(command: str | None, data: bytes) -> bytes:
@@ -227,7 +319,9 @@ async def replay(
         todo.append((letter, data))
     if not really:
         for letter, data in todo:
-            print(f"{letter.position}: would send {len(data)} bytes to {answers} (dry run)")
+            print(f"{letter.position}: would send {len(data)} bytes to {answers} (dry run):")
+            # what would be sent, after --transform: the fix is checked before it is sent
+            print(printable(data))
         print(f"dry run: {len(todo)} letters would be replayed; add --yes to send them")
         return 1 if failed else 0
     if not todo:
