@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from agents.cli import main
-from agents.commands import dlq
+from agents.commands import dlq_letters
 from agents.kafka import reader
 from agents.kafka.reader import Message
 from agents.output.dlq import dlq_record
@@ -172,4 +172,4 @@ def test_a_missing_letter_names_the_letters_there(
     ],
 )
 def test_event_id_in_bytes(data: bytes, found: str | None) -> None:
-    assert dlq.event_id_in(data) == found
+    assert dlq_letters.event_id_in(data) == found
