@@ -35,10 +35,12 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
+    from faust.tables.manager import TableManager
     from faust.transport.consumer import Consumer
     from faust.transport.drivers.aiokafka import AIOKafkaConsumerThread
 
     patched = {
+        "recovery_fix": getattr(TableManager, "_ragmon_recovery", False),
         "revoke_fix": getattr(Consumer, "_ragmon_revoke", False),
         "fetch_fix": getattr(AIOKafkaConsumerThread, "_ragmon_fetch_snapshot", False),
         "fetch_wait": getattr(AIOKafkaConsumerThread, "_ragmon_fetch_wait", False),

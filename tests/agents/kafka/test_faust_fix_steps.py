@@ -254,3 +254,21 @@ async def test_a_fetch_from_no_active_partition_fetches_nothing(
     assert got == {} and waited == [fetch_fix.IDLE_S]  # an idle pause, not a spin
     got = await AIOKafkaConsumerThread.getmany(thread, set(), 0.02)  # type: ignore[arg-type]
     assert got == {} and waited[-1] == 0.02  # never longer than the fetch's own timeout
+
+
+def test_the_recovery_is_built_when_faust_asks_for_it() -> None:
+    """Installing touches neither the app's tables nor a loop (Faust's suite caught both when
+    the recovery was built at install); Faust's first `tables.recovery` gets ours."""
+    import faust
+
+    from agents.kafka.faust_fixes import recovery_fix
+    from agents.kafka.faust_fixes.recovery_fix import ExactEndRecovery
+
+    fixed = faust.App("ragmon-test-recovery-fixed", broker="kafka://127.0.0.1:9")
+    plain = faust.App("ragmon-test-recovery-plain", broker="kafka://127.0.0.1:9")
+    recovery_fix.install(fixed, {"bootstrap_servers": "127.0.0.1:9"})
+    assert "tables" not in fixed.__dict__  # the cached property was not computed
+    built = fixed.tables.recovery
+    assert isinstance(built, ExactEndRecovery) and fixed.tables.recovery is built
+    assert built.client_kwargs == {"bootstrap_servers": "127.0.0.1:9"}
+    assert type(plain.tables.recovery) is Recovery  # an app without the fix keeps Faust's
