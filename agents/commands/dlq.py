@@ -93,6 +93,11 @@ def add_common_options(p: argparse.ArgumentParser, *, defaults: bool) -> None:
     p.add_argument(
         "--json", action="store_true", default=default(False), help="JSON lines for scripts"
     )
+    if not defaults:
+        # the global option too (agents/cli.py adds it to `dlq` itself), after the action
+        p.add_argument(
+            "--config", metavar="FILE", default=argparse.SUPPRESS, help="YAML settings file"
+        )
     accept_negative_durations(p)
 
 

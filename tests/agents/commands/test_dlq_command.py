@@ -8,6 +8,7 @@ import json
 import sys
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -129,6 +130,16 @@ def test_options_go_before_or_after_the_action(
     assert capsys.readouterr().out == ""
     assert run("--since", "-100000h", "list", "--json") == 0
     assert len(listed(capsys)) == 5
+
+
+def test_the_config_file_is_read_after_the_action_too(
+    letters: list[Message], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text("max_citations: 0\n")  # invalid: proves the file was read
+    for args in (("--config", str(config), "list"), ("list", "--config", str(config))):
+        assert run(*args) == 1
+        assert "RAGMON_MAX_CITATIONS (max_citations)" in capsys.readouterr().err
 
 
 def test_a_dry_run_prints_the_transformed_record(
