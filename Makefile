@@ -65,11 +65,12 @@ pytest: $(STAMP) system-deps llm-server semantic-model
 	$(BIN)/python -m pytest -q $(PYTEST_ORDER)
 
 # faust-streaming's own unit and functional tests with ragmon's Faust fixes installed
-# (.ci/faust-tests.sh: its own venv, the sdist's tests/ downloaded once)
+# (.ci/faust-tests.sh: its own venv, the sdist's tests/ downloaded once; ~5 min on 2 cores,
+# ~9 min the first time). Before ragmon's own suite in `make test`, so CI's last lines are ours.
 faust-tests: $(STAMP)
 	PYTHON=$(PYTHON) bash .ci/faust-tests.sh
 
-test: lint typecheck pytest faust-tests
+test: lint typecheck faust-tests pytest
 
 # The mypyc-compiled checking core in build/fastcore, used by `ragmon` while the sources match it.
 fast: $(STAMP)
