@@ -58,7 +58,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy monitor agents
 
 # In a shuffled order (pytest-random-order: modules shuffled, tests shuffled within each), so a
-# test that passes only after another fails here; the seed is printed in the header, and
+# test that passes only after another fails here; the seed is printed at the end, and
 # `PYTEST_ORDER=--random-order-seed=N make pytest` replays an order.
 PYTEST_ORDER ?= --random-order
 pytest: $(STAMP) system-deps llm-server semantic-model
