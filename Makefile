@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SHARED ?= ../shared
 
-.PHONY: venv demo check-offline test lint typecheck pytest bench fast system-deps llm-server semantic-model clean
+.PHONY: venv demo check-offline test lint typecheck pytest faust-tests bench fast system-deps llm-server semantic-model clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -57,10 +57,20 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy monitor agents
 
+# In a shuffled order (pytest-random-order: modules shuffled, tests shuffled within each), so a
+# test that passes only after another fails here; the seed is printed at the end, and
+# `PYTEST_ORDER=--random-order-seed=N make pytest` replays an order.
+PYTEST_ORDER ?= --random-order
 pytest: $(STAMP) system-deps llm-server semantic-model
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(PYTEST_ORDER)
 
-test: lint typecheck pytest
+# faust-streaming's own unit and functional tests with ragmon's Faust fixes installed
+# (.ci/faust-tests.sh: its own venv, the sdist's tests/ downloaded once; ~5 min on 2 cores,
+# ~9 min the first time). Before ragmon's own suite in `make test`, so CI's last lines are ours.
+faust-tests: $(STAMP)
+	PYTHON=$(PYTHON) bash .ci/faust-tests.sh
+
+test: lint typecheck faust-tests pytest
 
 # The mypyc-compiled checking core in build/fastcore, used by `ragmon` while the sources match it.
 fast: $(STAMP)
@@ -70,4 +80,4 @@ bench: fast
 	$(BIN)/ragmon bench
 
 clean:
-	rm -rf $(VENV) .venv-llm build *.egg-info
+	rm -rf $(VENV) .venv-llm .venv-faust build *.egg-info

@@ -36,3 +36,18 @@ def standard_mix(n: int, seed: int = 7, fmt: str = "mix") -> list[dict[str, Any]
 @pytest.fixture(scope="session")
 def mix_300() -> list[dict[str, Any]]:
     return standard_mix(300, seed=11)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """The shuffled order's seed at the end of every run, `-q` too (pytest-random-order writes it
+    in the header, which `-q` hides): a failure that depends on the order is replayed with it."""
+    try:
+        from random_order.config import Config
+    except ImportError:  # the plugin is in the dev extra; without it the order is the file order
+        return
+    shuffled = Config(config)
+    if shuffled.is_enabled:
+        terminalreporter.write_line(
+            f"random order: --random-order-bucket={shuffled.bucket_type} "
+            f"--random-order-seed={shuffled.seed} replays it"
+        )

@@ -5,6 +5,9 @@ The topic is read from the first record at or after the range's start on every p
 ranked as on the evidence page (the same report, monitor.oncall.report): the answer that moved
 the app's rate most first. Without it, or with `--follow`, records come in time order as they
 are found. Text for people, `--json` for one JSON object per line.
+
+An `--event-id` or `--app` that has no record in the range is an error (exit 1) naming the
+range and the apps that do have records there: an empty answer would read as "all clear".
 """
 
 from __future__ import annotations
@@ -17,10 +20,10 @@ import sys
 import time
 from typing import Any
 
-from monitor.alerting.alerts import AlertRule, load_rules, parse_duration
-from monitor.config.errors import ConfigError, InputError
+from agents.commands.timeopts import accept_negative_durations, duration, point
+from monitor.alerting.alerts import AlertRule, load_rules
+from monitor.config.errors import InputError, NotFoundError
 from monitor.config.settings import Settings, load_settings
-from monitor.oncall.links import parse_time
 from monitor.oncall.page import when
 from monitor.oncall.query import CLAIM_VERDICTS, AuditFilter, AuditItem
 from monitor.oncall.report import EvidenceQuery, build_report
@@ -36,9 +39,13 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--app", help="one app (ranks its answers like the evidence page)")
     p.add_argument("--rule", help="rank by this alert rule's figure (default: hallucination)")
-    p.add_argument("--since", default="15m", help="how far back (default 15m; 90s, 2h, ...)")
-    p.add_argument("--from", dest="start", metavar="TIME", help="range start, epoch s or ms")
-    p.add_argument("--to", dest="end", metavar="TIME", help="range end, epoch s or ms")
+    p.add_argument("--since", default="15m", help="how far back (default 15m; 90s, 2h, -5m, ...)")
+    p.add_argument(
+        "--from", dest="start", metavar="TIME", help="range start: epoch s or ms, or -2h (ago)"
+    )
+    p.add_argument(
+        "--to", dest="end", metavar="TIME", help="range end: epoch s or ms, or -1h (ago)"
+    )
     p.add_argument(
         "--verdict",
         action="append",
@@ -61,18 +68,16 @@ def register(sub: Any) -> None:
     p.add_argument("-f", "--follow", action="store_true", help="keep printing new records")
     p.add_argument("-b", "--bootstrap-servers", metavar="HOST:PORT[,..]", help="Kafka brokers")
     p.set_defaults(func=run)
+    accept_negative_durations(p)
 
 
 def time_range(args: argparse.Namespace, now: float) -> tuple[float, float | None]:
-    try:
-        end = parse_time(args.end) if args.end else None
-        start = (
-            parse_time(args.start)
-            if args.start
-            else (end or now) - parse_duration(args.since, "--since")
-        )
-    except (ValueError, ConfigError) as exc:
-        raise InputError(str(exc)) from None
+    end = point(args.end, "--to", now) if args.end else None
+    start = (
+        point(args.start, "--from", now)
+        if args.start
+        else (end or now) - duration(args.since, "--since")
+    )
     if end is not None and start > end:
         raise InputError("--from is after --to")
     return start, end
@@ -129,7 +134,9 @@ async def ranked(
     # what is read (as for the page, at most RAGMON_EVIDENCE_MAX_RECORDS, the newest); event id
     # and reason narrow what is listed.
     window = await read_window(settings, start, stop, settings.evidence_max_records, args.app)
-    query = EvidenceQuery(args.app, start, stop, rule, selected.verdicts, args.limit)
+    # one answer asked for is listed wherever it ranks, not only in the first --limit
+    limit = max(args.limit, window.read) if selected.event_id is not None else args.limit
+    query = EvidenceQuery(args.app, start, stop, rule, selected.verdicts, limit)
     report = build_report(
         window.items,
         query,
@@ -137,6 +144,8 @@ async def ranked(
         records_read=window.read,
         truncated=window.truncated,
     )
+    if window.read == 0:
+        raise unknown_app(args.app, await apps_in_range(settings, start, stop), start, stop)
     if window.truncated:
         print(
             f"# the range held {window.read} records of {args.app}; ranked: the newest "
@@ -149,6 +158,20 @@ async def ranked(
         if (selected.event_id is None or a["event_id"] == selected.event_id)
         and (not selected.reasons or _answer_has_reason(a, selected.reasons))
     ]
+    if not listed and selected.event_id is not None:
+        # in the range but not ranked (it did not move the rate towards breaching, or a
+        # filter left it out): its records, unranked, rather than nothing
+        records = [i for i in window.items if i.record.get("event_id") == selected.event_id]
+        if not records:
+            raise missing_event(selected.event_id, start, stop, args.app)
+        print(
+            f"# {selected.event_id} is not ranked (it did not move {args.app}'s "
+            f"{report['figure']} towards breaching): its records, unranked",
+            file=sys.stderr,
+        )
+        for item in sorted(records, key=lambda i: (i.at or 0.0, i.partition, i.offset)):
+            emit(AuditItem(item.full(), item.partition, item.offset, item.timestamp), args.json)
+        return 0
     if args.json:
         for answer in listed:
             print(json.dumps(answer, ensure_ascii=False))
@@ -183,16 +206,58 @@ async def trail(
     from agents.evidence.source import audit_items
 
     found: list[AuditItem] = []
+    apps: set[str] = set()
     async for item in audit_items(settings, start, end, follow=args.follow):
+        if selected.in_range(item) and isinstance(item.record.get("app"), str):
+            apps.add(item.record["app"])
         if not selected.matches(item):
             continue
         if args.follow:
             emit(item, args.json)
         else:
             found.append(item)
+    if not found and not args.follow:
+        stop = end if end is not None else time.time()
+        if selected.app is not None and selected.app not in apps:
+            raise unknown_app(selected.app, apps, start, stop)
+        if selected.event_id is not None:
+            raise missing_event(selected.event_id, start, stop, selected.app)
     for item in sorted(found, key=lambda i: (i.at or 0.0, i.partition, i.offset)):
         emit(item, args.json)
     return 0
+
+
+async def apps_in_range(settings: Settings, start: float, end: float) -> set[str]:
+    """The apps with an audit record in the range (read only when an asked-for app has none)."""
+    from agents.evidence.source import audit_items
+
+    in_range = AuditFilter(start=start, end=end)
+    apps: set[str] = set()
+    async for item in audit_items(settings, start, end):
+        app = item.record.get("app")
+        if isinstance(app, str) and in_range.in_range(item):
+            apps.add(app)
+    return apps
+
+
+def unknown_app(app: str, apps: set[str], start: float, end: float) -> NotFoundError:
+    known = tuple(sorted(apps))
+    there = ", ".join(known) if known else "none (widen --since?)"
+    return NotFoundError(
+        f"no audit record of app {app!r} from {when(start)} to {when(end)}; "
+        f"apps with records then: {there}",
+        what=app,
+        known=known,
+    )
+
+
+def missing_event(event_id: str, start: float, end: float, app: str | None) -> NotFoundError:
+    of = "" if app is None else f" of app {app!r}"
+    return NotFoundError(
+        f"no audit record of event {event_id!r}{of} from {when(start)} to {when(end)} "
+        "(only failing and sampled answers are audited; widen --since or --from?)",
+        what=event_id,
+    )
 
 
 def emit(item: AuditItem, as_json: bool) -> None:

@@ -7,6 +7,10 @@ reads them on stdin and writes the fixed record on stdout) go to the answers top
 original key and a `ragmon-replay-of` header, and a marker record is written to the `dlq` topic
 itself (key `replayed:P:O`): a letter with a marker is never sent again, whoever replays it.
 Nothing is deleted. A letter whose bytes were cut (RAGMON_DLQ_MAX_VALUE_BYTES) is not replayed.
+
+Letters are listed oldest first by when they were dead-lettered (not by partition), times in
+ISO-8601 UTC. A letter rejected before its event id was read (a schema violation) shows the
+event id found in its bytes. The options go before or after the action.
 """
 
 from __future__ import annotations
@@ -19,56 +23,82 @@ import json
 import shlex
 import subprocess
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
-from monitor.alerting.alerts import parse_duration
-from monitor.config.errors import ConfigError, InputError
+from agents.commands.dlq_letters import (
+    MARKER_PREFIX,
+    Letter,
+    detail,
+    dlq_topic,
+    list_line,
+    printable,
+    read_letters,
+    show_text,
+    summary,
+)
+from agents.commands.timeopts import accept_negative_durations, duration
+from monitor.config.errors import InputError, NotFoundError
 from monitor.config.settings import Settings, load_settings
-from monitor.oncall.page import when
 
-MARKER_PREFIX = "replayed:"
 REPLAY_HEADER = "ragmon-replay-of"
-
-
-@dataclass
-class Letter:
-    partition: int
-    offset: int
-    record: dict[str, Any]
-    replays: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def position(self) -> str:
-        return f"{self.partition}:{self.offset}"
-
-    def original(self) -> bytes:
-        return base64.b64decode(self.record.get("value_b64") or "")
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "dlq",
         help="list, show and replay dead letters",
-        description="Dead letters of the dlq topic, read by time (no scan from the start).",
+        description="Dead letters of the dlq topic, read by time (no scan from the start), "
+        "oldest first. Options go before or after the action.",
     )
-    p.add_argument("-b", "--bootstrap-servers", metavar="HOST:PORT[,..]", help="Kafka brokers")
-    p.add_argument("--since", default="24h", help="how far back to look (default 24h)")
-    p.add_argument("--reason", action="append", help="only letters with this reason")
-    p.add_argument("--json", action="store_true", help="JSON lines for scripts")
+    add_common_options(p, defaults=True)
     dsub = p.add_subparsers(dest="action", metavar="ACTION")
-    dsub.add_parser("list", help="one line per letter: where, why, replayed or not")
+    actions = [dsub.add_parser("list", help="one line per letter: where, why, replayed or not")]
     show = dsub.add_parser("show", help="a letter in full, its bytes decoded when text")
     show.add_argument("letters", nargs="+", metavar="P:O", help="partition:offset in dlq")
     replay = dsub.add_parser(
-        "replay", help="send letters back to the answers topic (dry run unless --yes)"
+        "replay",
+        help="send letters back to the answers topic (dry run unless --yes; the dry run "
+        "prints each record as it would be sent)",
     )
+    actions += [show, replay]
     replay.add_argument("letters", nargs="*", metavar="P:O", help="letters (default: all)")
     replay.add_argument(
         "--transform", metavar="CMD", help="fix each letter: CMD reads it on stdin, writes it"
     )
     replay.add_argument("--yes", action="store_true", help="really send (default: a dry run)")
+    for action in actions:
+        # after the action too (`ragmon dlq list --json`); SUPPRESS keeps a value given
+        # before the action when none is given after it
+        add_common_options(action, defaults=False)
     p.set_defaults(func=run)
+
+
+def add_common_options(p: argparse.ArgumentParser, *, defaults: bool) -> None:
+    def default(value: object) -> object:
+        return value if defaults else argparse.SUPPRESS
+
+    p.add_argument(
+        "-b",
+        "--bootstrap-servers",
+        metavar="HOST:PORT[,..]",
+        default=default(None),
+        help="Kafka brokers",
+    )
+    p.add_argument(
+        "--since", default=default("24h"), help="how far back to look (default 24h; -2h too)"
+    )
+    p.add_argument(
+        "--reason", action="append", default=default(None), help="only letters with this reason"
+    )
+    p.add_argument(
+        "--json", action="store_true", default=default(False), help="JSON lines for scripts"
+    )
+    if not defaults:
+        # the global option too (agents/cli.py adds it to `dlq` itself), after the action
+        p.add_argument(
+            "--config", metavar="FILE", default=argparse.SUPPRESS, help="YAML settings file"
+        )
+    accept_negative_durations(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -77,10 +107,7 @@ def run(args: argparse.Namespace) -> int:
     settings = load_settings(
         getattr(args, "config", None), bootstrap_servers=args.bootstrap_servers
     )
-    try:
-        since = parse_duration(args.since, "--since")
-    except ConfigError as exc:
-        raise InputError(str(exc)) from None
+    since = duration(args.since, "--since")
     letters = asyncio.run(read_letters(settings, time.time() - since))
     if args.reason:
         letters = [x for x in letters if x.record.get("reason") in args.reason]
@@ -93,7 +120,12 @@ def run(args: argparse.Namespace) -> int:
     missing = wanted - {(x.partition, x.offset) for x in chosen}
     if missing:
         found = ", ".join(f"{p}:{o}" for p, o in sorted(missing))
-        raise InputError(f"no dead letter at {found} in the last {args.since}")
+        raise NotFoundError(
+            f"no dead letter at {found} in the last {args.since.lstrip('-')} "
+            f"(letters then: {', '.join(x.position for x in letters) or 'none'})",
+            what=found,
+            known=tuple(x.position for x in letters),
+        )
     if args.action == "show":
         for letter in chosen:
             print(json.dumps(detail(letter)) if args.json else show_text(letter))
@@ -107,87 +139,6 @@ def parse_position(text: str) -> tuple[int, int]:
         return int(partition), int(offset)
     except ValueError:
         raise InputError(f"a letter is PARTITION:OFFSET, got {text!r}") from None
-
-
-def dlq_topic(settings: Settings) -> str:
-    from agents.kafka.topics import topic_specs
-
-    return topic_specs(settings)["dlq"].name
-
-
-async def read_letters(settings: Settings, start: float) -> list[Letter]:
-    from agents.kafka.reader import read_topic
-
-    letters: dict[tuple[int, int], Letter] = {}
-    markers: list[dict[str, Any]] = []
-    async for m in read_topic(settings, dlq_topic(settings), start=start):
-        try:
-            record = json.loads(m.value or b"")
-        except ValueError:
-            continue
-        if not isinstance(record, dict):
-            continue
-        if (m.key or b"").decode("utf-8", "replace").startswith(MARKER_PREFIX):
-            markers.append(record)
-        else:
-            letters[(m.partition, m.offset)] = Letter(m.partition, m.offset, record)
-    for marker in markers:
-        of = marker.get("replayed") or {}
-        letter = letters.get((of.get("partition", -1), of.get("offset", -1)))
-        if letter is not None:
-            letter.replays.append(marker)
-    return [letters[k] for k in sorted(letters)]
-
-
-def as_text(data: bytes) -> str | None:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-
-
-def summary(letter: Letter) -> dict[str, Any]:
-    r = letter.record
-    keep = ("reason", "error", "topic", "partition", "offset", "event_id", "app", "value_bytes")
-    return {
-        "letter": letter.position,
-        **{k: r.get(k) for k in keep},
-        "dead_lettered_at": r.get("dead_lettered_at"),
-        "truncated": r.get("truncated", False),
-        "replayed": [m.get("to") for m in letter.replays],
-    }
-
-
-def detail(letter: Letter) -> dict[str, Any]:
-    out = summary(letter)
-    raw = letter.original()
-    out["text"] = as_text(raw)
-    if out["text"] is None:
-        out["value_b64"] = letter.record.get("value_b64")
-    out["sha256"] = letter.record.get("sha256")
-    return out
-
-
-def list_line(letter: Letter) -> str:
-    r = letter.record
-    replayed = f" replayed×{len(letter.replays)}" if letter.replays else ""
-    error = str(r.get("error") or "")[:100]
-    return (
-        f"{letter.position} {when(r.get('dead_lettered_at'))} {r.get('reason')} "
-        f"{r.get('topic')} {r.get('partition')}:{r.get('offset')} "
-        f"event {r.get('event_id') or '-'}{replayed}: {error}"
-    )
-
-
-def show_text(letter: Letter) -> str:
-    d = detail(letter)
-    lines = [f"{k}: {v}" for k, v in d.items() if k not in ("text", "value_b64")]
-    if d["text"] is not None:
-        lines.append("original (text):")
-        lines.append(d["text"])
-    else:
-        lines.append(f"original (not UTF-8, base64): {d['value_b64']}")
-    return "\n".join(lines)
 
 
 def transformed(command: str | None, data: bytes) -> bytes:
@@ -227,7 +178,9 @@ async def replay(
         todo.append((letter, data))
     if not really:
         for letter, data in todo:
-            print(f"{letter.position}: would send {len(data)} bytes to {answers} (dry run)")
+            print(f"{letter.position}: would send {len(data)} bytes to {answers} (dry run):")
+            # what would be sent, after --transform: the fix is checked before it is sent
+            print(printable(data))
         print(f"dry run: {len(todo)} letters would be replayed; add --yes to send them")
         return 1 if failed else 0
     if not todo:

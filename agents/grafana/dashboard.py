@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from agents.grafana.layout import DATASOURCE, Layout
 from monitor.alerting.alerts import AlertRule
 from monitor.oncall.links import DEFAULT_BASE, dashboard_url
 
 DASHBOARD_UID = "ragmon-overview"
 SCHEMA_VERSION = 41  # Grafana 12
-_DS = {"type": "prometheus", "uid": "${datasource}"}
 _RI = "$__rate_interval"
 _APP = 'app=~"$app"'
 
@@ -29,95 +29,6 @@ def _percentiles(metric: str, qs: tuple[float, ...], label: str = "") -> list[tu
     by, legend = (f"le, {label}", f" {{{{{label}}}}}") if label else ("le", "")
     rate = f"sum by ({by}) (rate({metric}_bucket[{_RI}]))"
     return [(f"histogram_quantile({q}, {rate})", f"p{round(q * 100)}{legend}") for q in qs]
-
-
-class _Layout:
-    def __init__(self) -> None:
-        self.panels: list[dict[str, Any]] = []
-        self.x = 0
-        self.y = 0
-
-    def row(self, title: str) -> None:
-        self._next_line()
-        self.panels.append(
-            {
-                "id": len(self.panels) + 1,
-                "type": "row",
-                "title": title,
-                "collapsed": False,
-                "gridPos": {"h": 1, "w": 24, "x": 0, "y": self.y},
-                "panels": [],
-            }
-        )
-        self.y += 1
-
-    def _next_line(self) -> None:
-        if self.x:
-            self.x = 0
-            self.y += 8
-
-    def panel(
-        self,
-        title: str,
-        targets: list[tuple[str, str]],
-        *,
-        unit: str = "short",
-        w: int = 12,
-        kind: str = "timeseries",
-        ratio: bool = False,
-        thresholds: list[float] | None = None,
-        description: str = "",
-        overrides: list[dict[str, Any]] | None = None,
-        repeat: str | None = None,
-        mappings: list[dict[str, Any]] | None = None,
-        links: list[dict[str, Any]] | None = None,
-    ) -> None:
-        if self.x + w > 24:
-            self._next_line()
-        defaults: dict[str, Any] = {"unit": "percentunit" if ratio else unit}
-        if ratio:
-            defaults.update(min=0, max=1)
-        if thresholds:
-            steps = [{"color": "green", "value": None}] + [
-                {"color": "red", "value": t} for t in thresholds
-            ]
-            defaults["thresholds"] = {"mode": "absolute", "steps": steps}
-            defaults["custom"] = {"thresholdsStyle": {"mode": "line+area"}}
-        if mappings:
-            defaults["mappings"] = mappings
-        if links:
-            defaults["links"] = links
-        extra: dict[str, Any] = {}
-        if repeat:
-            extra = {"repeat": repeat, "repeatDirection": "h", "maxPerRow": 4}
-        self.panels.append(
-            {
-                **extra,
-                "id": len(self.panels) + 1,
-                "type": kind,
-                "title": title,
-                "description": description,
-                "datasource": _DS,
-                "gridPos": {"h": 8, "w": w, "x": self.x, "y": self.y},
-                "fieldConfig": {"defaults": defaults, "overrides": overrides or []},
-                "options": {
-                    "legend": {"displayMode": "table", "placement": "right", "showLegend": True},
-                    "tooltip": {"mode": "multi", "sort": "desc"},
-                },
-                "targets": [
-                    {
-                        "refId": chr(ord("A") + i),
-                        "datasource": _DS,
-                        "expr": expr,
-                        "legendFormat": legend,
-                        "range": True,
-                        "instant": False,
-                    }
-                    for i, (expr, legend) in enumerate(targets)
-                ],
-            }
-        )
-        self.x += w
 
 
 def _threshold(rules: tuple[AlertRule, ...], figure: str) -> list[float] | None:
@@ -173,7 +84,7 @@ def _evidence_links(
 def build_dashboard(
     rules: tuple[AlertRule, ...], links_base: str | None = DEFAULT_BASE
 ) -> dict[str, Any]:
-    lay = _Layout()
+    lay = Layout()
     lay.row("Quality (alerting figures)")
     valid = _rate("ragmon_citations_total", "app", 'status="valid"', _APP)
     lay.panel(
@@ -431,7 +342,7 @@ def build_dashboard(
                     "name": "app",
                     "label": "App",
                     "type": "query",
-                    "datasource": _DS,
+                    "datasource": DATASOURCE,
                     "query": {"query": "label_values(ragmon_events_total, app)", "refId": "app"},
                     "definition": "label_values(ragmon_events_total, app)",
                     "refresh": 2,

@@ -17,19 +17,27 @@ from typing import Any
 
 from agents.semantic import rules
 from agents.semantic.model import MODEL_PACKAGE, MODEL_VERSION, Embedder, load_embedder
-from agents.semantic.score import MAX_WINDOWS, best_match
+from agents.semantic.score import best_match, window_pool
 from monitor.judge.request import Item
 from monitor.semantic.fit import linear_score
-from monitor.semantic.windows import windows
 
 MODEL_ID = f"all-MiniLM-L6-v2-int8 ({MODEL_PACKAGE} {MODEL_VERSION})"
 # the judge request prefixes each cited passage with its source line, which is no evidence
 _SOURCE_LINE = re.compile(r"^\(source: [^\n]*\)$", re.M)
+#: what monitor.judge.request puts between a claim's evidence texts
+_TEXT_BREAK = "\n\n"
+
+
+def request_texts(evidence: str) -> list[str]:
+    """A request's evidence back as its texts (without source lines), so its windows are cut
+    per text as `ragmon eval` cuts them, never across two texts. A blank line inside one text
+    splits it too: the only difference left from eval, which sees whole cited texts."""
+    return [t for t in _SOURCE_LINE.sub("", evidence).split(_TEXT_BREAK) if t.strip()]
 
 
 def opinion_of(embedder: Embedder, item: Item) -> dict[str, Any]:
     """One claim's entry: its best window's cosine and the frozen rules' decisions."""
-    pool = windows(_SOURCE_LINE.sub("", item.evidence))[:MAX_WINDOWS]
+    pool, _ = window_pool(request_texts(item.evidence))
     entry: dict[str, Any] = {"index": item.claim_index, "windows": len(pool)}
     if not pool:
         return {**entry, "cosine": None, "opinion": "no_evidence"}

@@ -9,7 +9,7 @@ evidence scores None (monitor.semantic.windows.answer_score counts it as 0).
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from agents.semantic.model import Embedder
@@ -45,6 +45,21 @@ def evidence_texts(result: ClaimResult, verdict: Verdict, event: AnswerEvent) ->
     return texts
 
 
+def window_pool(texts: Iterable[str], max_windows: int = MAX_WINDOWS) -> tuple[list[str], bool]:
+    """The windows a claim is compared with, the one definition for `ragmon eval`
+    (score_claim) and the live opinion (agents.semantic.opinion): each evidence text's
+    windows, a window two texts share kept once, in order, at most `max_windows` of them;
+    and whether more were left out."""
+    pool: list[str] = []
+    seen: set[str] = set()
+    for text in texts:
+        for window in windows(text):
+            if window not in seen:
+                seen.add(window)
+                pool.append(window)
+    return pool[:max_windows], len(pool) > max_windows
+
+
 def best_match(embedder: Embedder, claim: str, pool: Sequence[str]) -> tuple[int, float]:
     """(index, cosine) of the window of `pool` (not empty) most like `claim`: one batch through
     the model, the claim first."""
@@ -62,11 +77,7 @@ def score_claim(
     max_windows: int = MAX_WINDOWS,
 ) -> ClaimScore:
     start = time.perf_counter()
-    pool: list[str] = []
-    for text in evidence_texts(result, verdict, event):
-        pool.extend(w for w in windows(text) if w not in pool)
-    capped = len(pool) > max_windows
-    pool = pool[:max_windows]
+    pool, capped = window_pool(evidence_texts(result, verdict, event), max_windows)
     if not pool:
         return ClaimScore(result.claim.index, None, None, 0, False, time.perf_counter() - start)
     found = best_match(embedder, claim_text(result, verdict), pool)

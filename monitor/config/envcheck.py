@@ -13,9 +13,23 @@ from dataclasses import dataclass
 
 PREFIX = "RAGMON_"
 
-#: read outside the settings object, by the bench and test tooling (never by a worker)
+#: Read outside the settings object, by the bench, the tests and the build scripts (.ci/), never
+#: by a worker: they size a measurement or say where a test's tools are, they configure no
+#: monitor, so they stay out of Settings (its fields are the documented configuration of a
+#: running ragmon, each a RAGMON_* variable, a YAML key and often a flag). A test keeps this
+#: list complete (tests/unit/monitor/config/test_envcheck.py).
 TOOLING_PREFIXES = ("RAGMON_BENCH_", "RAGMON_SOAK", "RAGMON_FUZZ_")
-TOOLING_NAMES = frozenset({"RAGMON_SLOW", "RAGMON_SHARED", "RAGMON_FAULT_VERBOSE", "RAGMON_BENCH"})
+TOOLING_NAMES = frozenset(
+    {
+        "RAGMON_SLOW",
+        "RAGMON_SHARED",
+        "RAGMON_FAULT_VERBOSE",
+        "RAGMON_BENCH",
+        "RAGMON_LLM_VENV",  # .ci/llm-server.sh and the judge's real-model test
+        "RAGMON_WHEELS",  # the build scripts' wheel and sdist cache
+        "RAGMON_FAUST_VENV",  # .ci/faust-tests.sh
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,16 @@ class InputError(RagmonError):
     """An input file or stream could not be read."""
 
 
+class NotFoundError(InputError):
+    """What was asked for (an event id, an app, a dead letter) is not where it was looked for;
+    `known` names what is there, for the message and for scripts."""
+
+    def __init__(self, message: str, *, what: str, known: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.what = what
+        self.known = known
+
+
 class BrokerUnavailable(RagmonError):
     """The Kafka bootstrap servers did not answer."""
 

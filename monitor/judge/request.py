@@ -11,13 +11,12 @@ data, as the cheap tier grounds it (monitor/checks/grounding.py): a hallucinatio
 does not support. A claim whose citations resolve to no text has no evidence to weigh and is
 already counted as unsupported; one past a cap (over_cap) is undecided and not judged. A long
 document is cut down to the passages that share the most words with the claim, in document
-order, within `max_evidence_chars` (split evenly between the texts).
+order, within `max_evidence_chars` (split evenly between the texts; monitor/judge/passages.py).
 """
 
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -25,14 +24,13 @@ from typing import Any
 from monitor.checks.grounding import context_texts
 from monitor.checks.scoring import is_over_cap
 from monitor.config.errors import JudgeError
+from monitor.judge.passages import Splits
 from monitor.judge.prompt import Pair, estimate_pairs_tokens
 from monitor.records.models import AnswerEvent, CitationResult, ClaimResult, Verdict
 from monitor.records.record import record
 
 REQUEST_VERSION = 1
 MAX_ANSWER_CHARS = 20_000
-_WORD = re.compile(r"\w{3,}")
-_PASSAGE = re.compile(r"[^\n.!?]*(?:[.!?]+|\n|$)")
 
 
 class RequestInvalid(JudgeError):
@@ -97,63 +95,6 @@ class JudgeRequest:
                 for i in self.items
             ],
         }
-
-
-def _passages(text: str) -> list[str]:
-    return [m.group(0).strip() for m in _PASSAGE.finditer(text) if m.group(0).strip()]
-
-
-#: a text's passages and each passage's set of (lower-cased) words
-Split = tuple[list[str], list[frozenset[str]]]
-
-
-def split_passages(text: str) -> Split:
-    passages = _passages(text)
-    return passages, [frozenset(w.lower() for w in _WORD.findall(p)) for p in passages]
-
-
-def select_evidence(text: str, claim: str, max_chars: int, split: Split | None = None) -> str:
-    """`text` if it fits, else the passages sharing words with the claim (most shared first,
-    as many as fit), in document order; the head of the text when no passage shares any.
-    `split` is `split_passages(text)` when the caller has it already."""
-    if len(text) <= max_chars:
-        return text
-    wanted = {w.lower() for w in _WORD.findall(claim)}
-    passages, words = split if split is not None else split_passages(text)
-    overlap = [len(wanted & w) for w in words]
-    ranked = sorted((i for i in range(len(passages)) if overlap[i]), key=lambda i: (-overlap[i], i))
-    keep: set[int] = set()
-    used = 0
-    for i in ranked:
-        size = len(passages[i]) + 3
-        if used + size <= max_chars:
-            keep.add(i)
-            used += size
-    if not keep:
-        return text[:max_chars]
-    out: list[str] = []
-    for i in sorted(keep):
-        if out:
-            out.append(" " if i - 1 in keep else " … ")
-        out.append(passages[i])
-    return "".join(out)
-
-
-class Splits:
-    """The long texts of one answer, each split into passages once: every uncited claim weighs
-    every document, and several claims cite one passage, so splitting per claim repeated the
-    same work (it ran on the check path for each sampled answer)."""
-
-    def __init__(self) -> None:
-        self._done: dict[str, Split] = {}
-
-    def select(self, text: str, claim: str, max_chars: int) -> str:
-        if len(text) <= max_chars:
-            return text
-        split = self._done.get(text)
-        if split is None:
-            split = self._done[text] = split_passages(text)
-        return select_evidence(text, claim, max_chars, split)
 
 
 def claim_text(

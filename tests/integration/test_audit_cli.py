@@ -97,6 +97,14 @@ def test_audit_lists_the_pages_answers_and_seeks_by_time(broker: EmbeddedBroker)
     [record] = [json.loads(line) for line in out.stdout.splitlines()]
     assert record["event_id"] == "small-1" and record["question"].startswith("How did")
 
+    # what is not there is an error naming the range (and the apps that are), not an empty 0
+    out = cli(ns, broker.bootstrap, "--event-id", "nosuchid", "--since", "-5m")
+    assert out.returncode == 1 and out.stdout == ""
+    assert "error: no audit record of event 'nosuchid' from " in out.stderr
+    out = cli(ns, broker.bootstrap, "--app", "nosuchapp", "--since=-5m")
+    assert out.returncode == 1 and out.stdout == ""
+    assert out.stderr.rstrip().endswith("apps with records then: search, shop")
+
 
 def test_follow_prints_records_as_they_arrive(broker: EmbeddedBroker) -> None:
     ns = Namespace("auditfollow")

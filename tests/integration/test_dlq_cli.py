@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -53,19 +54,23 @@ def test_a_fixed_letter_is_checked_once_and_a_second_replay_does_nothing(
         return worker.metrics().get(key, 0.0)
 
     def letters() -> list[dict[str, object]]:
-        out = cli(ns, broker.bootstrap, "--json", "list")
+        out = cli(ns, broker.bootstrap, "list", "--json", "--since", "-1h")
         assert out.returncode == 0, out.stderr
         return [json.loads(line) for line in out.stdout.splitlines()]
 
     [letter] = wait_until(letters, 60, what="the dead letter")
     assert letter["reason"] == "schema_violation" and letter["event_id"] == "fix-me"
     assert letter["replayed"] == []
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", str(letter["dead_lettered_at"]))
     position = str(letter["letter"])
     shown = cli(ns, broker.bootstrap, "show", position)
+    assert "event_id: fix-me" in shown.stdout.splitlines()
     assert '"event_id": "fix-me"' in shown.stdout and "original (text):" in shown.stdout
 
     dry = cli(ns, broker.bootstrap, "replay", position, "--transform", FIX)
     assert dry.returncode == 0 and "dry run: 1 letters would be replayed" in dry.stdout
+    # the dry run shows the record as the fix makes it
+    assert json.loads(dry.stdout.splitlines()[1]) == {**broken, "answer": "Revenue grew."}
     first = cli(ns, broker.bootstrap, "replay", position, "--transform", FIX, "--yes")
     assert first.returncode == 0, first.stdout + first.stderr
     assert "replayed 1 letters" in first.stdout

@@ -20,6 +20,7 @@ from typing import Any
 
 import structlog
 from aiokafka import AIOKafkaConsumer, TopicPartition
+from faust.tables.manager import TableManager
 from faust.types import TP
 
 from agents.kafka.faust_fixes.resume_fix import SeekThenResumeRecovery
@@ -90,10 +91,30 @@ class ExactEndRecovery(SeekThenResumeRecovery):
                 destination[tp] = last
 
 
+_ATTR = "_ragmon_recovery_client"
+
+
 def install(app: Any, client_kwargs: dict[str, Any]) -> None:
-    """Use ExactEndRecovery (which also resumes streams safely, see agents.kafka.faust_fixes.resume_fix) for this
-    Faust app's tables (before the worker starts)."""
-    tables = app.tables
-    recovery = ExactEndRecovery(app, tables, beacon=tables.beacon, loop=tables.loop)
-    recovery.client_kwargs = client_kwargs
-    tables._recovery = recovery
+    """Use ExactEndRecovery (which also resumes streams safely, see
+    agents.kafka.faust_fixes.resume_fix) for this Faust app's tables (other apps in the process
+    keep Faust's own). Built when Faust first asks for its recovery, as Faust builds its own:
+    installing touches neither `app.tables` nor an event loop (Faust's suite showed both:
+    a table manager bound to a loop at install, a configuration read before `finalize`)."""
+    setattr(app, _ATTR, client_kwargs)
+    if getattr(TableManager, "_ragmon_recovery", False):
+        return
+    original = TableManager.recovery
+
+    def recovery(self: Any) -> Any:
+        kwargs = getattr(self.app, _ATTR, None)
+        if kwargs is None:
+            return original.fget(self)  # type: ignore[attr-defined]
+        if self._recovery is None:
+            # the arguments Faust's own TableManager.recovery passes
+            built = ExactEndRecovery(self.app, self, beacon=self.beacon, loop=self.loop)
+            built.client_kwargs = kwargs
+            self._recovery = built
+        return self._recovery
+
+    TableManager.recovery = property(recovery)  # type: ignore[assignment,method-assign]
+    TableManager._ragmon_recovery = True  # type: ignore[attr-defined]

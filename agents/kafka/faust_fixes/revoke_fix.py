@@ -20,7 +20,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from faust.transport.consumer import Consumer
+from faust.transport.consumer import CONSUMER_PARTITIONS_REVOKED, Consumer
+from faust.utils.tracing import traced_from_parent_span
+from mode import Service
 
 _ATTR = "_ragmon_commit_before_forgetting"
 
@@ -37,13 +39,22 @@ def install(app: Any) -> None:
         if not getattr(self.app, _ATTR, False):
             await original(self, revoked)
             return
+        await commit_then_forget(self, revoked)
+
+    # Faust's wrappers kept: the consumer's diagnostic flag while revoking (as the method it
+    # replaces is decorated), and the tracing of its step below
+    @Service.transitions_to(CONSUMER_PARTITIONS_REVOKED)
+    async def commit_then_forget(self: Any, revoked: set[Any]) -> None:
         span = self.app._start_span_from_rebalancing("on_partitions_revoked")
+        # Faust's tracing wrapper, as Faust calls it: the step keeps its span under the
+        # rebalance's (an app with a tracer sees the same spans with or without the fix)
+        T = traced_from_parent_span(span)
         with span:
             if self._active_partitions is not None:
                 self._active_partitions.difference_update(revoked)
             self._paused_partitions.difference_update(revoked)
             # suspends the streams, waits for the events in flight, commits (Faust's own step)
-            await self._on_partitions_revoked(revoked)
+            await T(self._on_partitions_revoked, partitions=revoked)(revoked)
             # That commit returns without committing when it found a periodic one in flight,
             # begun before the last acks: once more, with nothing acked since.
             if not self.app.should_stop:

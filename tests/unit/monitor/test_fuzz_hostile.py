@@ -131,6 +131,7 @@ def test_one_megabyte_evidence_probe(unit: str) -> None:
 
 
 def _rejected(raw: bytes | str, reason: str, detail: str, opts: CheckOptions = OPTS) -> None:
+    assert detail, "an empty detail is in every message: name what the rejection must say"
     out, seconds = probe(raw, opts)
     assert isinstance(out, Rejection), out
     assert (out.reason, detail in out.detail) == (reason, True), out
@@ -173,17 +174,26 @@ def test_numbers_json_parses_to_infinity_or_cannot_parse() -> None:
     out, _ = probe('{"event_id": "i", "answer": "It costs 5 [quote.p].", "data": {"quote": '
                    '{"p": 1e400}}}')  # fmt: skip
     assert isinstance(out, Verdict) and out.citations[0].citation.format == "json_path"
-    # An integer past Python's digit limit is unreadable, so the record is invalid JSON.
+    # An integer past Python's digit limit is unreadable, so the record is invalid JSON, and
+    # the rejection says which limit (CPython's int_max_str_digits) it ran into.
     _rejected(
-        '{"event_id": "i", "answer": "x", "data": {"v": ' + "9" * MB + "}}", "invalid_json", ""
+        '{"event_id": "i", "answer": "x", "data": {"v": ' + "9" * MB + "}}",
+        "invalid_json",
+        "integer string conversion",
     )
-    # A huge integer where the schema wants an offset: a schema violation or a verdict.
+    # A 4,000-digit integer where gold data wants an offset: gold is only scored, so the answer
+    # is checked as usual (its citation resolves) and every span score stays a ratio in [0, 1].
     out, _ = probe(
         '{"event_id": "i", "answer": "x [a.pdf:1:0-5].", "documents": [{"id": "a.pdf", '
         '"text": "hello world"}], "gold": {"citation_spans": [{"doc_id": "a.pdf", "start": 0, '
         '"end": ' + "9" * 4000 + "}]}}"
     )
-    assert isinstance(out, Verdict | Rejection)
+    assert isinstance(out, Verdict), out
+    [cited] = out.citations
+    assert (cited.status, cited.cited_text) == ("valid", "hello")
+    spans = out.scores.span_accuracy
+    assert spans is not None and spans, out.scores
+    assert all(0.0 <= v <= 1.0 for v in spans.values()), spans
 
 
 @pytest.mark.parametrize(

@@ -63,3 +63,26 @@ def test_malformed_servers_are_named(server: str, problem: str) -> None:
 def test_wellformed_servers_pass(server: str) -> None:
     assert server_problem(server) is None
     assert load_settings(bootstrap_servers=server).bootstrap_servers == server
+
+
+def test_every_variable_read_outside_the_settings_is_known_tooling() -> None:
+    """Each RAGMON_* name the code, the tests or the build scripts read from the environment
+    directly is a setting's or is listed as tooling: otherwise `ragmon` warns "unknown
+    variable ... is ignored" about a variable that is read."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[4]
+    read = re.compile(r"""(?:environ\.get\(|getenv\(|environ\[)\s*["'](RAGMON_[A-Z0-9_]+)""")
+    shell = re.compile(r"\$\{?(RAGMON_[A-Z0-9_]+)")
+    found: dict[str, str] = {}
+    for folder in ("agents", "monitor", "tests"):
+        for path in (root / folder).rglob("*.py"):
+            for name in read.findall(path.read_text(encoding="utf-8")):
+                found.setdefault(name, str(path.relative_to(root)))
+    for path in [root / "Makefile", *(root / ".ci").glob("*.sh")]:
+        for name in shell.findall(path.read_text(encoding="utf-8")):
+            found.setdefault(name, str(path.relative_to(root)))
+    assert "RAGMON_SOAK_SECONDS" in found and "RAGMON_WHEELS" in found  # the scan sees them
+    unknown = unknown_variables(dict.fromkeys(found, ""), known_variables())
+    assert [(u.name, found[u.name]) for u in unknown] == []

@@ -11,15 +11,14 @@ from hypothesis import strategies as st
 
 from monitor.judge.answer import AgreementWindow, overall_score, says_supported
 from monitor.judge.client import AnswerOutcome, PairOutcome
+from monitor.judge.passages import Splits, select_evidence
 from monitor.judge.plan import plan_judge_request
 from monitor.judge.record import judge_record
 from monitor.judge.request import (
     RequestInvalid,
-    Splits,
     build_request,
     judge_items,
     parse_request,
-    select_evidence,
 )
 from monitor.judge.schema import AnswerVerdict, PairVerdict
 from monitor.records.models import ClaimResult, Support
