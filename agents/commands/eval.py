@@ -71,6 +71,27 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="with --rates: first random seed (0)")
     p.add_argument(
+        "--human-labels",
+        type=int,
+        metavar="N",
+        help="with --rates: a uniform sample of N judged claims keeps its human label as the "
+        "calibration sample; adds the human-scale (Rogan-Gladen corrected) figures",
+    )
+    p.add_argument(
+        "--judge-sensitivity",
+        type=float,
+        metavar="S",
+        help="with --rates: simulate a judge that keeps a not-supported claim's human label with "
+        "probability S (else reads supported); needs --judge-specificity",
+    )
+    p.add_argument(
+        "--judge-specificity",
+        type=float,
+        metavar="P",
+        help="with --rates: ... and reads a supported or partially supported claim as not "
+        "supported with probability 1-P (seeded per resample)",
+    )
+    p.add_argument(
         "--threshold",
         type=float,
         default=0.5,
@@ -266,6 +287,9 @@ def run_rates(
         raise InputError("--judge-rate must be in (0, 1]")
     if args.resamples < 1:
         raise InputError("--resamples must be at least 1")
+    if args.human_labels is not None and args.human_labels < 1:
+        raise InputError("--human-labels must be at least 1")
+    simulated = _simulated_judge(args)
     records = None
     if args.judge:
         records = judge_eval(checked, settings).records
@@ -280,6 +304,9 @@ def run_rates(
         args.seed,
         oracle=records is None,
         plot=bool(args.html),
+        human_labels=args.human_labels,
+        sensitivity=simulated[0],
+        specificity=simulated[1],
     )
     text = eval_rates.format_rates(figures)
     print(text)
@@ -292,3 +319,17 @@ def run_rates(
             render_report(rows, summary=text, extra=eval_rates.rates_html(figures)),
         )
     return 0
+
+
+def _simulated_judge(args: argparse.Namespace) -> tuple[float | None, float | None]:
+    """(S, P) of `--judge-sensitivity/--judge-specificity`, checked; (None, None) without."""
+    s, p = args.judge_sensitivity, args.judge_specificity
+    if s is None and p is None:
+        return None, None
+    if s is None or p is None:
+        raise InputError("--judge-sensitivity and --judge-specificity go together")
+    if not (0 <= s <= 1 and 0 <= p <= 1):
+        raise InputError("--judge-sensitivity and --judge-specificity must be in [0, 1]")
+    if args.judge:
+        raise InputError("--judge (a real judge) and a simulated judge exclude each other")
+    return s, p

@@ -14,6 +14,7 @@ from typing import Any
 
 from agents.output.records import verdict_vector
 from monitor.estimation.evaluate import EvalUnit, bands, resample
+from monitor.estimation.evaluate_human import judge_for, resample_human
 from monitor.estimation.plot import band_svg
 from monitor.estimation.window import RATES
 from monitor.judge.request import judge_items
@@ -71,9 +72,27 @@ def rates_figures(
     seed: int,
     oracle: bool,
     plot: bool = False,
+    human_labels: int | None = None,
+    sensitivity: float | None = None,
+    specificity: float | None = None,
 ) -> dict[str, Any]:
-    out = resample(units, judge_rate, resamples, seed)
-    out["judge"] = "oracle (the human label)" if oracle else "LLM judge"
+    """The figures; with `human_labels`, the human-scale correction's too (per rate, beside
+    the existing keys); with `sensitivity` and `specificity`, a simulated judge instead of the
+    units' labels."""
+    relabel = judge_for(units, seed, sensitivity, specificity)
+    out = resample(units, judge_rate, resamples, seed, relabel=relabel)
+    if relabel is not None:
+        out["judge"] = f"simulated (sensitivity {sensitivity:g}, specificity {specificity:g})"
+    else:
+        out["judge"] = "oracle (the human label)" if oracle else "LLM judge"
+    out["judge_sensitivity"], out["judge_specificity"] = sensitivity, specificity
+    out["human_labels"] = human_labels
+    if human_labels:
+        human = resample_human(
+            units, judge_rate, resamples, seed, human_labels, sensitivity, specificity
+        )
+        for rate in RATES:
+            out[rate].update(human[rate])
     if plot:
         out["bands"] = bands(units, PLOT_RATES, min(resamples, 200), seed)
     return out
@@ -105,6 +124,8 @@ def format_rates(fig: Mapping[str, Any]) -> str:
             f"{_f(r['ci_halfwidth_median']):>9}{_f(r['ci_coverage']):>10}"
             f"{_f(r['judge_only_ci_halfwidth_median']):>17}"
         )
+    if fig.get("human_labels"):
+        lines += _human_lines(fig)
     spans = [
         f"{rate} [{_f(iv[0])}, {_f(iv[1])}]"
         for rate in RATES
@@ -124,6 +145,33 @@ def format_rates(fig: Mapping[str, Any]) -> str:
         "  corrected: docs/estimation.md) and the share of intervals holding the truth.",
     ]
     return "\n".join(lines)
+
+
+def _human_lines(fig: Mapping[str, Any]) -> list[str]:
+    lines = [
+        f"  human scale ({fig['human_labels']} calibration labels per resample, drawn apart from"
+        " the judge sample):",
+        f"  {'':<14}{'truth':>8}{'|judge-t|':>11}{'|corr-t|':>10}{'CI half':>9}{'coverage':>10}"
+        f"{'human-only half':>17}{'judge Se':>10}{'judge Sp':>10}",
+    ]
+    for rate in RATES:
+        r = fig[rate]
+        lines.append(
+            f"  {rate:<14}{_f(r['truth']):>8}{_f(r['judge_scale_abs_error_median']):>11}"
+            f"{_f(r['corrected_abs_error_median']):>10}{_f(r['corrected_ci_halfwidth_median']):>9}"
+            f"{_f(r['corrected_ci_coverage']):>10}{_f(r['human_only_ci_halfwidth_median']):>17}"
+            f"{_f(r['judge_sensitivity_median']):>10}{_f(r['judge_specificity_median']):>10}"
+        )
+        if r["resamples_without_correction"]:
+            lines.append(
+                f"    no correction in some resamples: {r['resamples_without_correction']}"
+            )
+    lines += [
+        "  |judge-t|: the judge-scale estimate against the human truth; |corr-t|, CI half,",
+        "  coverage: the Rogan-Gladen corrected estimate and its 95% interval (docs/estimation.md);",
+        "  human-only half: the calibration labels alone; judge Se/Sp: measured on them (medians).",
+    ]
+    return lines
 
 
 def rates_html(fig: Mapping[str, Any]) -> str:
