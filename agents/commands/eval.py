@@ -20,6 +20,8 @@ from agents.evaluation import extras as eval_extras
 from agents.evaluation import rates as eval_rates
 from agents.evaluation import semantic_eval
 from agents.evaluation.judge_eval import judge_eval, report_rows
+from agents.evaluation.span_eval import format_span_report, span_eval
+from agents.evaluation.spans import load_span_labels
 from monitor.check import check_event
 from monitor.config.errors import InputError
 from monitor.config.options import CheckOptions
@@ -43,7 +45,11 @@ def register(sub: Any) -> None:
     )
     p.add_argument("events", metavar="EVENTS", help="JSONL answer events")
     p.add_argument(
-        "--labels", required=True, metavar="LABELS", help="JSONL {event_id, label} per line"
+        "--labels",
+        required=True,
+        metavar="LABELS",
+        help="JSONL {event_id, label} per line, or {event_id, spans: [{start, end}], task_type, "
+        "model} (RAGTruth: each claim labelled by overlap with a marked span)",
     )
     p.add_argument(
         "--json",
@@ -224,6 +230,9 @@ def _judge_report(figures: dict[str, Any], cheap: CheapEval) -> str:
 def run(args: argparse.Namespace) -> int:
     settings = load_settings(getattr(args, "config", None))
     options = settings.check_options()
+    spans = None if args.rates or args.semantic else load_span_labels(args.labels)
+    if spans is not None:  # span-labelled answers (RAGTruth): labels per claim by overlap
+        return run_spans(args, options, spans)
     labels = load_labels(args.labels)
     checked, rejected = load_checked(args.events, options)
     result = cheap_eval(checked, labels, rejected, args.threshold)
@@ -255,6 +264,21 @@ def run(args: argparse.Namespace) -> int:
         print(judge["failure"], file=sys.stderr)  # nothing judged: not a result to trust
         return 1
     if not result.figures["n"]:
+        print("ragmon eval: no labelled event could be scored", file=sys.stderr)
+        return 1
+    return 0
+
+
+def run_spans(args: argparse.Namespace, options: CheckOptions, spans: Mapping[str, Any]) -> int:
+    """`ragmon eval` with a span-labelled LABELS file (agents/evaluation/span_eval.py)."""
+    checked, rejected = load_checked(args.events, options)
+    figures = span_eval(checked, spans)
+    figures["rejected"] = len(rejected)
+    if args.json:
+        _emit_json(args.json, figures)
+    else:
+        print(format_span_report(figures))
+    if not figures["response"]["n"]:
         print("ragmon eval: no labelled event could be scored", file=sys.stderr)
         return 1
     return 0
