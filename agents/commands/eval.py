@@ -230,16 +230,19 @@ def _judge_report(figures: dict[str, Any], cheap: CheapEval) -> str:
 def run(args: argparse.Namespace) -> int:
     settings = load_settings(getattr(args, "config", None))
     options = settings.check_options()
-    spans = None if args.rates or args.semantic else load_span_labels(args.labels)
-    if spans is not None:  # span-labelled answers (RAGTruth): labels per claim by overlap
+    spans = None if args.semantic else load_span_labels(args.labels)
+    if spans is not None and not args.rates:  # span-labelled (RAGTruth): per claim by overlap
         return run_spans(args, options, spans)
-    labels = load_labels(args.labels)
+    if spans is not None:  # --rates on span labels: the answer's label, for the cheap figures
+        labels = {k: v.label for k, v in spans.items()}
+    else:
+        labels = load_labels(args.labels)
     checked, rejected = load_checked(args.events, options)
     result = cheap_eval(checked, labels, rejected, args.threshold)
     if args.semantic:
         return semantic_eval.run(args, checked, labels)
     if args.rates:
-        return run_rates(args, settings, checked, labels)
+        return run_rates(args, settings, checked, labels, spans)
     judge, calls = eval_extras.run_extras(
         args, settings, checked, labels, format_report(result), lambda f: _judge_report(f, result)
     )
@@ -304,7 +307,11 @@ def _plain(value: object) -> object:
 
 
 def run_rates(
-    args: argparse.Namespace, settings: Any, checked: Checked, labels: Mapping[str, str]
+    args: argparse.Namespace,
+    settings: Any,
+    checked: Checked,
+    labels: Mapping[str, str],
+    spans: Mapping[str, Any] | None = None,
 ) -> int:
     """`ragmon eval --rates`: text report (and --json FILE, --html FILE)."""
     if not 0 < args.judge_rate <= 1:
@@ -317,7 +324,10 @@ def run_rates(
     records = None
     if args.judge:
         records = judge_eval(checked, settings).records
-    units = eval_rates.units_of(checked, labels, records)
+    if spans is not None:  # span labels: one unit per claim (agents/evaluation/rates.py)
+        units = eval_rates.units_of_spans(checked, spans, records)
+    else:
+        units = eval_rates.units_of(checked, labels, records)
     if not units:
         print("ragmon eval: no labelled event with a claim", file=sys.stderr)
         return 1
@@ -332,6 +342,7 @@ def run_rates(
         sensitivity=simulated[0],
         specificity=simulated[1],
     )
+    figures["unit"] = "claim" if spans is not None else "event"
     text = eval_rates.format_rates(figures)
     print(text)
     if args.json:

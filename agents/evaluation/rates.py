@@ -12,6 +12,7 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from agents.evaluation.spans import SpanLabel, claim_span_labels
 from agents.output.records import verdict_vector
 from monitor.estimation.evaluate import EvalUnit, bands, resample
 from monitor.estimation.evaluate_human import judge_for, resample_human
@@ -53,6 +54,55 @@ def units_of(
             )
         )
     return units
+
+
+def units_of_spans(
+    checked: Sequence[tuple[AnswerEvent, Verdict]],
+    spans: Mapping[str, SpanLabel],
+    records: Mapping[str, Mapping[str, Any]] | None = None,
+) -> list[EvalUnit]:
+    """Span-labelled answers (RAGTruth): one unit per claim, its human label from the marked
+    spans (agents/evaluation/spans.claim_span_labels, the mapping `ragmon eval` uses), its
+    score its own cheap score when the judge would see it (else decided by rule, as in the
+    stream). With `records` the reference is the judge's verdict on that claim (by index).
+    Simplification: the judge sample then draws claims, where the stream draws answers."""
+    units = []
+    for event, verdict in checked:
+        label = spans.get(event.event_id)
+        if label is None or not verdict.claims:
+            continue
+        judgeable = {i.claim_index for i in judge_items(verdict, event=event)}
+        results = list(verdict.claims)
+        humans = claim_span_labels([c.claim for c in results], label.spans)
+        judged = _judge_by_index(records.get(event.event_id)) if records is not None else None
+        for c, human in zip(results, humans, strict=True):
+            seen = c.claim.index in judgeable
+            sup, unsup = (
+                int(c.support.verdict == "supported"),
+                int(c.support.verdict == "not_supported"),
+            )
+            units.append(
+                EvalUnit(
+                    label=human if judged is None else judged.get(c.claim.index),
+                    truth=human,
+                    score=c.support.score if seen else None,
+                    claims=1,
+                    cheap_supported=sup,
+                    cheap_unsupported=unsup,
+                    judgeable=int(seen),
+                    judgeable_supported=sup if seen else 0,
+                    judgeable_unsupported=unsup if seen else 0,
+                )
+            )
+    return units
+
+
+def _judge_by_index(record: Mapping[str, Any] | None) -> dict[int, str]:
+    return {
+        c["index"]: c["verdict"]
+        for c in (record or {}).get("claims", [])
+        if c.get("verdict") in _ORDER and isinstance(c.get("index"), int)
+    }
 
 
 _ORDER = {"not_supported": 0, "partially_supported": 1, "supported": 2}
@@ -109,8 +159,8 @@ def _count(x: float | None) -> str:
 
 def format_rates(fig: Mapping[str, Any]) -> str:
     lines = [
-        f"rates: {fig['events']} labelled events with a claim ({fig['judgeable_events']} with a "
-        f"claim the judge can see); judge: {fig['judge']}; judge rate {fig['judge_rate']:g}, "
+        f"rates: {fig['events']} labelled {fig.get('unit', 'event')}s with a claim "
+        f"({fig['judgeable_events']} the judge can see); judge: {fig['judge']}; judge rate {fig['judge_rate']:g}, "
         f"{fig['resamples']} resamples (seed {fig['seed']}), median {_count(fig['judged_events_median'])}"
         " events judged per resample",
         f"  {'':<14}{'truth':>8}{'cheap':>8}{'|corr-t|':>10}{'|est-t|':>9}{'CI half':>9}"
