@@ -120,7 +120,17 @@ class WindowFigures:
         if figure not in ESTIMATED or lo is None or hi is None:
             return f"{figure} {value:.3f}"
         n = int(self.values.get(f"{figure}_judged") or 0)
-        return f"{figure} {value:.3f} (95% interval {lo:.3f}-{hi:.3f}, {n} judged claims)"
+        return f"{figure} {value:.3f} (95% interval {lo:.3f}-{hi:.3f}, {n} judged claims{self._scale(figure)})"
+
+    def _scale(self, figure: str) -> str:
+        """Which scale the figure is on, when the stream says (agents/stream/human_scale.py)."""
+        human = self.values.get(f"{figure}_scale_human")
+        if human is None:
+            return ""
+        if human:
+            labels = int(self.values.get(f"{figure}_calibration_labels") or 0)
+            return f"; human scale, {labels} calibration labels"
+        return "; judge scale"
 
 
 def _ratio(numerator: int, denominator: int) -> float | None:
