@@ -82,6 +82,14 @@ def figure_query(
         value = f"{failed} / {rate('ragmon_judge_requests_total', by_app=False)}"
         enough = f"sum(increase(ragmon_judge_requests_total[{window}])) >= {min_events}"
         return FigureQuery(value, enough, False)
+    if figure == "judge_agreement":  # gauges of agents/stream/human_scale.py, all models
+        pooled = 'model="_all"'
+        value = (
+            'min by (app) ({__name__=~"ragmon_judge_(sensitivity|specificity)_ratio_upper"'
+            f",{','.join(m for m in (pooled, a) if m)}}})"
+        )
+        enough = f"min by (app) (ragmon_calibration_labels{_sel(pooled, a)}) >= {min_events}"
+        return FigureQuery(value, enough, True)
     if figure == "dlq_rate":
         value = f"{rate('ragmon_dlq_total', by_app=False)} / {rate('ragmon_events_total', by_app=False)}"
         enough = f"sum(increase(ragmon_events_total[{window}])) >= {min_events}"

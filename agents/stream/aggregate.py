@@ -170,8 +170,11 @@ class WindowAggregator:
         counts = vector_to_counts(self.rolling(app, now))
         figures = WindowFigures.from_counts(app, now, **counts)
         if self.human is not None:  # rules read the human-scale bounds once calibrated
+            agreement = self.human.agreement(app, now)
             figures = replace(
-                figures, values={**figures.values, **self.human.values(app, counts, now)}
+                figures,
+                values={**figures.values, **self.human.values(app, counts, now)},
+                counts={**figures.counts, "judge_agreement": agreement[1] if agreement else 0},
             )
         since = now - self.window_seconds
         candidates = [

@@ -72,7 +72,26 @@ class HumanScale:
                 )
             else:
                 out[f"{rate}_scale_human"] = 0.0
+        agreement = self.agreement(app, now)
+        if agreement is not None:
+            out["judge_agreement"] = agreement[0]
         return out
+
+    def agreement(self, app: str, now: float) -> tuple[float, int] | None:
+        """(the lowest upper bound of the judge's sensitivity and specificity for the app, over
+        both rates; the labels of the smallest class behind it), what `judge_drift` watches;
+        None without a label of each class."""
+        by_rate = self.tables(now).get((app, ALL))
+        if not by_rate:
+            return None
+        bounds, sizes = [], []
+        for table in by_rate.values():
+            for share in (table.sensitivity, table.specificity):
+                if share.upper is None:
+                    return None
+                bounds.append(share.upper)
+                sizes.append(share.trials)
+        return min(bounds), min(sizes)
 
     def publish(self, app: str, counts: Mapping[str, int], now: float) -> dict[str, Any]:
         """Set the app's human-scale gauges; returns them (for /status)."""

@@ -22,6 +22,9 @@ FIGURES: tuple[str, ...] = (
     "coverage",  # cited claims / claims
     "judge_error_rate",  # failed judge calls / judge calls
     "dlq_rate",  # rejected events / events
+    # the judge against human labels over the calibration horizon: the lowest upper bound of its
+    # sensitivity and specificity (both rates); its sample size is the smaller class's labels
+    "judge_agreement",
 )
 #: Figures that are estimates with a 95% interval (monitor/estimation): a rule on them watches the
 #: bound on the far side of its threshold (a `below` rule the upper bound, an `above` rule the

@@ -93,8 +93,11 @@ def test_too_few_labels_stay_on_the_judge_scale() -> None:
     out = human.publish("search", sums, now=20.0)
     assert "hallucination_human" not in out
     assert m.scale_human.labels(app="search", rate="hallucination")._value.get() == 0  # type: ignore[attr-defined]
-    assert human.values("search", sums, 20.0) == {
-        "support_scale_human": 0.0,
-        "hallucination_scale_human": 0.0,
-    }
+    values = human.values("search", sums, 20.0)
+    assert (values["support_scale_human"], values["hallucination_scale_human"]) == (0.0, 0.0)
+    assert "support" not in values and "hallucination_upper" not in values
+    # the judge's agreement is measured all the same (judge_drift waits for min_events labels)
+    agreement = human.agreement("search", 20.0)
+    assert agreement is not None and values["judge_agreement"] == agreement[0]
+    assert agreement[1] == 7  # the smaller class: 7 human not_supported labels
     human.forget("search")

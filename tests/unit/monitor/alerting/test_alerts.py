@@ -74,8 +74,11 @@ def test_defaults_match_the_seed_thresholds() -> None:
     )
     assert (rules["coverage_low"].op, rules["coverage_low"].threshold) == ("below", 0.50)
     assert {r.figure for r in rules.values()} >= {"judge_error_rate", "dlq_rate"}
+    # judge_drift counts human labels of the smaller class, not events
+    assert (rules["judge_drift"].figure, rules["judge_drift"].min_events) == ("judge_agreement", 30)
     for rule in rules.values():
-        assert rule.window_seconds == 300 and rule.min_events == 20 and rule.for_seconds == 120
+        events = 30 if rule.name == "judge_drift" else 20
+        assert rule.window_seconds == 300 and rule.min_events == events and rule.for_seconds == 120
         # hysteresis on the healthy side of every threshold
         assert rule.clears(rule.resolve_threshold) and not rule.breaches(rule.resolve_threshold)
 
