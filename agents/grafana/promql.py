@@ -71,7 +71,10 @@ def figure_query(
         return FigureQuery(f"{valid} / {rate('ragmon_citations_total')}", app_events, True)
     if figure in ESTIMATED:
         suffix, agg = BOUNDS[bound]
-        value = f"{agg} by (app) (ragmon_{figure}_ratio{suffix}{_sel(a)})"
+        # the human scale where the worker has enough calibration labels (the gauge exists
+        # only then: agents/stream/human_scale.py), else the judge's, as the stream's rules
+        human = f"{agg} by (app) (ragmon_{figure}_human_ratio{suffix}{_sel(a)})"
+        value = f"({human}) or ({agg} by (app) (ragmon_{figure}_ratio{suffix}{_sel(a)}))"
         judged = f"max by (app) (ragmon_window_judged_claims{_sel(a)}) >= {min_judged}"
         return FigureQuery(value, f"({app_events}) and on(app) ({judged})", True)
     if figure in CLAIM_RATIOS:
@@ -149,19 +152,30 @@ def _description(rule: AlertRule) -> str:
     if rule.figure in ESTIMATED:
         f = rule.figure
 
-        def q(metric: str, fmt: str = "humanizePercentage") -> str:
+        def q(metric: str, fmt: str = "humanizePercentage", human: str = "") -> str:
             sel = f"{metric}{{app='%s'}}"
+            query, args = f"max({sel})", "$labels.app"
+            if human:  # the human scale where it exists, as the rule's own value
+                query = f"max({human}{{app='%s'}}) or {query}"
+                args += " $labels.app"
             return (
-                f'{{{{ with printf "max({sel})" $labels.app | query }}}}'
+                f'{{{{ with printf "{query}" {args} | query }}}}'
                 f"{{{{ . | first | value | {fmt} }}}}{{{{ end }}}}"
             )
 
+        def est(suffix: str) -> str:
+            return q(f"ragmon_{f}_ratio{suffix}", human=f"ragmon_{f}_human_ratio{suffix}")
+
+        scale = (
+            f"{{{{ with printf \"max(ragmon_rate_scale_human{{app='%s',rate='{f}'}})\" "
+            "$labels.app | query }}{{ if eq (. | first | value) 1.0 }}human scale"
+            "{{ else }}judge scale{{ end }}{{ else }}judge scale{{ end }}"
+        )
         return (
             f"{f} {rule_bound(rule)} bound is {{{{ $value | humanizePercentage }}}} for {where} "
             f"({side} {rule.threshold:g}; resolves at {rule.resolve_threshold:g}): estimate "
-            f"{q(f'ragmon_{f}_ratio')}, 95% interval {q(f'ragmon_{f}_ratio_lower')} to "
-            f"{q(f'ragmon_{f}_ratio_upper')}, {q('ragmon_window_judged_claims', 'humanize')} "
-            "judged claims in the worker's window."
+            f"{est('')}, 95% interval {est('_lower')} to {est('_upper')} ({scale}), "
+            f"{q('ragmon_window_judged_claims', 'humanize')} judged claims in the worker's window."
         )
     return (
         f"{rule.figure} is {{{{ $value | humanizePercentage }}}} for {where} over "
