@@ -232,6 +232,9 @@ def text_line(answer: dict[str, Any]) -> str:
 
 def record_line(item: AuditItem) -> str:
     r = item.record
+    if r.get("reason") == "alert":  # a rule's transition (monitor.oncall.alert_record)
+        full = item.full()
+        return f"{when(item.at)} {r.get('app')} alert {full.get('kind')} {r.get('rule')}: {full.get('text')}"
     kind = "judge" if item.is_judge else str(r.get("audit_reason"))
     return (
         f"{when(item.at)} {r.get('app')} {r.get('event_id')} {kind} "

@@ -23,6 +23,7 @@ from typing import IO, Any
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
+from agents.demo.alerts import AlertLog, alert_lines
 from agents.demo.traffic import Traffic
 from agents.judging.fake_server import JudgeHTTPServer
 from agents.kafka.broker import EmbeddedBroker, die_with_parent, embedded_env, free_port, port_open
@@ -31,6 +32,10 @@ from agents.kafka.topics import topic_specs
 from monitor.alerting.alerts import DEFAULT_RULES_FILE
 from monitor.config.errors import RagmonError
 from monitor.config.settings import load_settings
+
+#: the demo judge's model name: the scripted server (agents/judging/fake_server.py) answers
+#: it with its word-overlap verdicts, and no price table knows it
+SCRIPTED_JUDGE = "scripted-judge"
 
 
 @dataclass
@@ -74,7 +79,10 @@ def scrape(url: str, timeout: float = 2.0) -> dict[str, list[tuple[dict[str, str
 
 
 def render(
-    metrics: dict[str, list[tuple[dict[str, str], float]]], phase: str, sent: int
+    metrics: dict[str, list[tuple[dict[str, str], float]]],
+    phase: str,
+    sent: int,
+    alerts: AlertLog | None = None,
 ) -> list[str]:
     def by_app(name: str) -> dict[str, float]:
         return {labels.get("app", ""): value for labels, value in metrics.get(name, [])}
@@ -121,6 +129,9 @@ def render(
     if dlq and phase == "healthy":
         lines.append(DLQ_NOTE)
     lines.append("alerts firing: " + (", ".join(firing) if firing else "none"))
+    if alerts is not None:  # each with its figure, as the alert stated it, and its link
+        for key in firing:
+            lines.extend(alert_lines(key, alerts.firing.get(key)))
     return lines
 
 
@@ -139,6 +150,7 @@ def final_summary(
     sent: int,
     seconds: float,
     fired: set[str],
+    alerts: AlertLog | None = None,
 ) -> list[str]:
     """What the run did, printed when the demo stops."""
     checked = sum(
@@ -148,11 +160,15 @@ def final_summary(
     for labels, value in metrics.get("ragmon_dlq_total", []):
         reasons[labels["reason"]] = reasons.get(labels["reason"], 0) + value
     dead = ", ".join(f"{int(v)} {k}" for k, v in sorted(reasons.items()) if v) or "none"
-    return [
+    lines = [
         f"summary: {seconds:.0f} s, {sent} events sent, {int(checked)} checked",
         f"  dead letters: {dead}",
         "  alerts that fired: " + (", ".join(sorted(fired)) if fired else "none"),
     ]
+    if alerts is not None:
+        for key in sorted(fired):
+            lines.extend("  " + line for line in alert_lines(key, alerts.fired.get(key)))
+    return lines
 
 
 class Screen:
@@ -208,6 +224,7 @@ class Demo:
         self.last_metrics: dict[str, list[tuple[dict[str, str], float]]] = {}
         self.fired: set[str] = set()  # every alert seen firing, for the summary at the end
         self.judge: JudgeHTTPServer | None = None
+        self.alerts = AlertLog(self.workdir / "worker.log")
 
     def worker_env(self, bootstrap: str) -> dict[str, str]:
         rules = self.workdir / "rules.yaml"
@@ -234,6 +251,9 @@ class Demo:
                     "RAGMON_JUDGE_ENABLED": "true",
                     "OPENAI_BASE_URL": self.judge.url,
                     "OPENAI_API_KEY": "demo",
+                    # named as what it is, in metrics, audit and page; no price: no cost
+                    "RAGMON_JUDGE_MODEL": SCRIPTED_JUDGE,
+                    "RAGMON_JUDGE_PRICES": "{}",
                     "RAGMON_JUDGE_SAMPLE_RATE": str(self.config.judge_rate),
                     "RAGMON_JUDGE_CALLS_PER_MINUTE": "0",  # the local judge has no limits
                     "RAGMON_JUDGE_TOKENS_PER_HOUR": "0",
@@ -267,8 +287,8 @@ class Demo:
         if self.config.judge_rate > 0:
             self.judge = JudgeHTTPServer().start()
             self.screen.say(
-                f"judge:   {self.judge.url} (local word-overlap judge, "
-                f"{self.config.judge_rate:.0%} of answers)"
+                f"judge:   {SCRIPTED_JUDGE} at {self.judge.url} (a scripted word-overlap judge, "
+                f"no LLM, no cost; {self.config.judge_rate:.0%} of answers)"
             )
         with open(self.workdir / "worker.log", "ab") as log:
             self.worker = subprocess.Popen(
@@ -306,6 +326,7 @@ class Demo:
             sent=self.sent,
             seconds=time.monotonic() - started,
             fired=self.fired,
+            alerts=self.alerts,
         ):
             self.screen.say(line)
         self.screen.say(f"stopping (sent {self.sent} events)…")
@@ -361,7 +382,8 @@ class Demo:
                     for labels, value in metrics.get("ragmon_alert_firing", [])
                     if value >= 1
                 )
-                self.screen.show(render(metrics, phase, self.sent))
+                self.alerts.read()
+                self.screen.show(render(metrics, phase, self.sent, self.alerts))
             except Exception as exc:  # a missed scrape is shown, not fatal
                 self.screen.say(f"(metrics unavailable: {exc})")
             with contextlib.suppress(asyncio.TimeoutError):

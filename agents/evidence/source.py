@@ -8,9 +8,9 @@ topic (its retention) is the store, and every worker can answer for every app.
 from __future__ import annotations
 
 import json
-from collections import deque
+from collections import Counter, deque
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from agents.kafka.reader import Message, read_topic
@@ -50,23 +50,37 @@ class Window:
     items: list[AuditItem]
     read: int
     truncated: bool
+    #: audit records per app in the range (every app, whichever was asked for): the known names
+    apps: Counter[str] = field(default_factory=Counter)
 
 
 async def read_window(
-    settings: Settings, start: float, end: float, max_records: int, app: str | None = None
+    settings: Settings,
+    start: float,
+    end: float,
+    max_records: int,
+    app: str | None = None,
+    after: float | None = None,
 ) -> Window:
     """The range's records of `app` (of every app when None), slim: each keeps its bytes and
     the fields ranking reads (monitor.oncall.query.slimmed), ~6 kB for a record of the default
-    RAGMON_AUDIT_TEXT."""
+    RAGMON_AUDIT_TEXT. `after`: read on to this time for the records that come after what they
+    are about (a judge's verdict, a drop, an alert stamped as it is sent), and only those."""
     kept: deque[AuditItem] = deque(maxlen=max_records)
     read = 0
-    async for item in audit_items(settings, start, end):
+    apps: Counter[str] = Counter()
+    async for item in audit_items(settings, start, max(end, after or end)):
+        late = item.timestamp is not None and item.timestamp > end
+        if late and item.record.get("reason") not in ("judge", "alert"):
+            continue
+        if not late and item.record.get("app") is not None:
+            apps[str(item.record.get("app"))] += 1
         if app is not None and item.record.get("app") != app:
             continue  # other apps cost a parse, never memory
         read += 1
         raw = json.dumps(item.record).encode() if item.raw is None else item.raw
         kept.append(slimmed(item.record, raw, item.partition, item.offset, item.timestamp))
-    return Window(list(kept), read, read > max_records)
+    return Window(list(kept), read, read > max_records, apps)
 
 
 async def read_one(settings: Settings, topic: str, partition: int, offset: int) -> Message | None:

@@ -18,10 +18,28 @@ from collections import Counter
 from typing import Any
 
 import structlog
+from faust.web import View
 
+from agents.evidence.auth import (
+    COOKIE,
+    LOGIN_PATH,
+    REALM,
+    Access,
+    login_page,
+    safe_next,
+    same_origin,
+    startup_problem,
+)
+from agents.evidence.params import (
+    DEFAULT_SINCE,
+    BadQuery,
+    NotFound,
+    parse_query,
+    unknown_app,
+)
 from agents.evidence.source import audit_topic, decoded, read_one, read_window
 from agents.kafka.topics import topic_specs
-from monitor.alerting.alerts import AlertRule, load_rules, parse_duration
+from monitor.alerting.alerts import load_rules, parse_duration
 from monitor.config.errors import ConfigError, RagmonError
 from monitor.config.settings import Settings
 from monitor.oncall.links import (
@@ -29,17 +47,19 @@ from monitor.oncall.links import (
     EVIDENCE_PATH,
     RUNBOOK_PATH,
     base_url,
-    parse_time,
 )
-from monitor.oncall.page import esc, render_index, render_page, render_runbook
-from monitor.oncall.query import CLAIM_VERDICTS
+from monitor.oncall.page import esc, render_index, render_not_found, render_page
 from monitor.oncall.report import EvidenceQuery, build_report
+from monitor.oncall.runbook import render_runbook
+from monitor.output.audit import Redactor
 
 log = structlog.get_logger("ragmon.evidence")
 
-DEFAULT_SINCE = "15m"
+#: how long past a range the page looks for the judge's records of its answers
+JUDGE_GRACE_SECONDS = 600.0
 PAGE_HEADERS = {
-    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'",
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; "
+    "form-action 'self'; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
@@ -47,75 +67,71 @@ PAGE_HEADERS = {
 _READS = asyncio.Semaphore(1)
 
 
-class BadQuery(RagmonError):
-    """A request the page cannot answer (400)."""
-
-
-def parse_query(
-    params: Any, settings: Settings, rules: dict[str, AlertRule], now: float
-) -> EvidenceQuery:
-    app = str(params.get("app") or "").strip()
-    if not app:
-        raise BadQuery("give an app: /evidence?app=APP&rule=RULE&since=15m (or from=&to=)")
-    rule = None
-    name = str(params.get("rule") or "").strip()
-    if name:
-        if name not in rules:
-            raise BadQuery(f"unknown rule {name!r}; rules: {', '.join(sorted(rules))}")
-        rule = rules[name]
-    try:
-        end = parse_time(params["to"]) if params.get("to") else now
-        if params.get("from"):
-            start = parse_time(params["from"])
-        else:
-            since = params.get("since") or (
-                f"{int(rule.window_seconds + rule.for_seconds)}s" if rule else DEFAULT_SINCE
-            )
-            start = end - parse_duration(since, "since")
-    except (ValueError, ConfigError) as exc:
-        raise BadQuery(str(exc)) from None
-    if start > end:
-        raise BadQuery("from is after to")
-    start = max(start, end - settings.evidence_max_hours * 3600)
-    verdicts = tuple(v for v in str(params.get("verdict") or "").split(",") if v)
-    if set(verdicts) - set(CLAIM_VERDICTS):
-        raise BadQuery(f"verdict must be among {', '.join(CLAIM_VERDICTS)}")
-    limit = settings.evidence_answers
-    if params.get("limit"):
-        try:
-            limit = max(1, min(int(params["limit"]), 500))
-        except ValueError:
-            raise BadQuery("limit must be a number") from None
-    return EvidenceQuery(app, start, end, rule, verdicts, limit)
-
-
-async def evidence_report(settings: Settings, query: EvidenceQuery) -> dict[str, Any]:
+async def evidence_report(
+    settings: Settings, query: EvidenceQuery, now: float | None = None
+) -> dict[str, Any]:
+    """The report; NotFound when the app has no record in the range and is not allowed."""
+    now = time.time() if now is None else now
+    # the judge's records (and drops, and the alert's own record) come after what they are
+    # about: read on past the range for them, up to now
+    after = min(now, query.end + JUDGE_GRACE_SECONDS)
     async with _READS:
         window = await read_window(
-            settings, query.start, query.end, settings.evidence_max_records, query.app
+            settings, query.start, query.end, settings.evidence_max_records, query.app, after
         )
+    missing = unknown_app(query.app, window.apps, settings.app_allowlist, query.start, query.end)
+    if missing is not None:
+        raise missing
     return build_report(
         window.items,
         query,
         settings.audit_sample_rate,
         records_read=window.read,
         truncated=window.truncated,
+        looked_until=after,
     )
 
 
 def install(app: Any, settings: Settings, port: int) -> None:
-    """Add the evidence routes to a Faust app's web server."""
-    rules = {r.name: r for r in load_rules(settings.rules_file)}
+    """Add the evidence routes to a Faust app's web server (none with RAGMON_EVIDENCE=off).
+    Raises ConfigError when they would be open on a non-loopback address."""
+    problem = startup_problem(settings)
+    if problem:
+        raise ConfigError(problem)
     base = base_url(settings.public_url, settings.metrics_host, port)
+
+    async def runbook_view(view: Any, request: Any) -> Any:
+        return view.html(render_runbook(base) or "", headers=dict(PAGE_HEADERS))
+
+    async def rule_runbook_view(view: Any, request: Any, rule: str) -> Any:
+        """One rule's section: what the alert's runbook_url points at."""
+        page = render_runbook(base, rule)
+        if page is None:
+            return view.html(f"<p>no runbook section for {esc(rule)}</p>", status=404,
+                             headers=dict(PAGE_HEADERS))  # fmt: skip
+        return view.html(page, headers=dict(PAGE_HEADERS))
+
+    # docs, no answer text: open, also with the page off
+    app.page(RUNBOOK_PATH, name="ragmon_runbook")(runbook_view)
+    app.page(RUNBOOK_PATH + "/{rule}", name="ragmon_runbook_rule")(rule_runbook_view)
+    if not settings.evidence:
+        return
+    access = Access.from_settings(settings)
+    # Records written before RAGMON_REDACT was set, and raw answer records, carry the texts
+    # unredacted: the page and its JSON redact again on the way out.
+    redactor = Redactor.from_setting(settings.redact)
+    rules = {r.name: r for r in load_rules(settings.rules_file)}
     topics = {role: spec.name for role, spec in topic_specs(settings).items()}
 
-    async def report_for(request: Any) -> tuple[dict[str, Any] | None, str, int]:
+    async def report_for(request: Any) -> tuple[dict[str, Any] | None, str | NotFound, int]:
         """The report, or why not and the HTTP status."""
         try:
             query = parse_query(request.query, settings, rules, time.time())
-            return await evidence_report(settings, query), "", 200
+            return redactor.record(await evidence_report(settings, query)), "", 200
         except BadQuery as exc:
             return None, str(exc), 400
+        except NotFound as exc:
+            return None, exc, 404
         except RagmonError as exc:  # the broker is unreachable
             log.warning("evidence page could not read the audit topic", error=str(exc))
             return None, f"cannot read the audit trail: {exc}", 503
@@ -131,14 +147,19 @@ def install(app: Any, settings: Settings, port: int) -> None:
             since = parse_duration(request.query.get("since") or DEFAULT_SINCE, "since")
         except ConfigError as exc:
             return html(view, f"<p>{esc(exc)}</p>", 400)
-        start = max(now - since, now - settings.evidence_max_hours * 3600)
+        if since > settings.evidence_max_hours * 3600:
+            problem = f"since is longer than RAGMON_EVIDENCE_MAX_HOURS ({settings.evidence_max_hours:g} h)"
+            return html(view, f"<p>{esc(problem)}</p>", 400)
+        start = now - since
         try:
             async with _READS:
                 window = await read_window(settings, start, now, settings.evidence_max_records)
         except RagmonError as exc:
             return html(view, f"<p>cannot read the audit trail: {esc(exc)}</p>", 503)
         apps = Counter(
-            str(i.record.get("app")) for i in window.items if not i.is_judge and i.record.get("app")
+            str(i.record.get("app"))
+            for i in window.items
+            if i.record.get("event_id") and not i.is_judge and i.record.get("app")
         )
         return html(view, render_index(apps, base, start, now, request.query.get("rule")))
 
@@ -146,6 +167,8 @@ def install(app: Any, settings: Settings, port: int) -> None:
         if not request.query.get("app"):
             return await index(view, request)
         report, problem, status = await report_for(request)
+        if isinstance(problem, NotFound):
+            return html(view, render_not_found(problem, dict(request.query), base), 404)
         if report is None:
             body = f"<!doctype html><title>ragmon evidence</title><p>{esc(problem)}</p>"
             return html(view, body, status)
@@ -153,6 +176,9 @@ def install(app: Any, settings: Settings, port: int) -> None:
 
     async def api_view(view: Any, request: Any) -> Any:
         report, problem, status = await report_for(request)
+        if isinstance(problem, NotFound):
+            body = {"error": str(problem), "unknown": problem.what, "known": problem.known}
+            return view.json(body, status=404)
         if report is None:
             return view.json({"error": problem}, status=status)
         return view.json(report)
@@ -173,7 +199,7 @@ def install(app: Any, settings: Settings, port: int) -> None:
             return view.json({"error": f"cannot read {topic}: {exc}"}, status=503)
         if message is None:
             return view.json({"error": "no such record (past retention?)"}, status=404)
-        return view.json({"topic": topic, **decoded(message)})
+        return view.json(redactor.record({"topic": topic, **decoded(message)}))
 
     async def audit_record_view(view: Any, request: Any) -> Any:
         return await record_view(view, request, "audit")
@@ -181,14 +207,57 @@ def install(app: Any, settings: Settings, port: int) -> None:
     async def answer_record_view(view: Any, request: Any) -> Any:
         return await record_view(view, request, "answers")
 
-    async def runbook_view(view: Any, request: Any) -> Any:
-        return html(view, render_runbook(base))
+    def guarded(handler: Any, kind: str) -> Any:
+        """The handler behind a login: 401 without one (a login form for a browser, JSON for
+        the API), with the bearer challenge."""
 
-    app.page(EVIDENCE_PATH, name="ragmon_evidence")(page_view)
-    app.page(API_PATH, name="ragmon_evidence_api")(api_view)
-    app.page(API_PATH + "/record", name="ragmon_evidence_record")(audit_record_view)
-    app.page(API_PATH + "/answer", name="ragmon_evidence_answer")(answer_record_view)
-    app.page(RUNBOOK_PATH, name="ragmon_runbook")(runbook_view)
+        async def view_fn(view: Any, request: Any) -> Any:
+            if access.authenticate(request.headers, request.cookies) is None:
+                headers = {"WWW-Authenticate": REALM, "Cache-Control": "no-store"}
+                if kind == "json":
+                    message = "give the evidence token: Authorization: Bearer <token>"
+                    return view.json({"error": message}, status=401, headers=headers)
+                target = str(request.rel_url)
+                return view.html(
+                    login_page(target), status=401, headers={**PAGE_HEADERS, **headers}
+                )
+            return await handler(view, request)
+
+        view_fn.__name__ = handler.__name__
+        view_fn.__doc__ = handler.__doc__
+        return view_fn
+
+    class LoginView(View):
+        """GET: the form; POST: the token → the login cookie, then back where the link led."""
+
+        async def get(self, request: Any) -> Any:
+            return html(self, login_page(safe_next(request.query.get("next"))))
+
+        async def post(self, request: Any) -> Any:
+            form = await request.post()
+            target = safe_next(str(form.get("next") or ""))
+            if not same_origin(request.headers):
+                return html(self, login_page(target, "cross-site login refused"), 403)
+            cookie = access.login_cookie(str(form.get("token") or ""))
+            if cookie is None:
+                log.warning("evidence login refused", remote=request.remote)
+                return html(self, login_page(target, "wrong token"), 401)
+            log.info("evidence login", remote=request.remote)
+            headers = {"Location": target, "Set-Cookie": access.set_cookie(cookie)}
+            return self.html("", status=303, headers={**PAGE_HEADERS, **headers})
+
+    app.page(EVIDENCE_PATH, name="ragmon_evidence")(guarded(page_view, "html"))
+    app.page(API_PATH, name="ragmon_evidence_api")(guarded(api_view, "json"))
+    app.page(API_PATH + "/record", name="ragmon_evidence_record")(
+        guarded(audit_record_view, "json")
+    )
+    app.page(API_PATH + "/answer", name="ragmon_evidence_answer")(
+        guarded(answer_record_view, "json")
+    )
+    app.page(LOGIN_PATH, name="ragmon_evidence_login")(LoginView)
     log.debug(
-        "evidence page installed", url=base + EVIDENCE_PATH, audit_topic=audit_topic(settings)
+        "evidence page installed",
+        url=base + EVIDENCE_PATH,
+        audit_topic=audit_topic(settings),
+        login="none (loopback)" if access.open else COOKIE,
     )

@@ -154,7 +154,7 @@ def alert_rule_body(
     annotations = {
         "summary": rule.summary or rule.name,
         "description": _grafana_description(rule),
-        "runbook_url": runbook_url(runbook, links_base),
+        "runbook_url": runbook_url(runbook, links_base, rule.name),
         # the notification links to the dashboard panel the rule reads
         "__dashboardUid__": DASHBOARD_UID,
     }
@@ -211,7 +211,9 @@ def _rule_with_data(
     return body
 
 
-def not_reporting_body(datasource_uid: str, job: str = JOB) -> dict[str, Any]:
+def not_reporting_body(
+    datasource_uid: str, job: str = JOB, links_base: str = DEFAULT_BASE, runbook: str = ""
+) -> dict[str, Any]:
     return {
         "uid": rule_uid("not_reporting"),
         "title": "ragmon not_reporting",
@@ -226,6 +228,7 @@ def not_reporting_body(datasource_uid: str, job: str = JOB) -> dict[str, Any]:
         "annotations": {
             "summary": "No ragmon worker is being scraped successfully",
             "description": f'sum(up{{job="{job}"}}) is below 1 or absent.',
+            "runbook_url": runbook_url(runbook, links_base, "not_reporting"),
         },
         "isPaused": False,
     }
@@ -244,7 +247,7 @@ def grafana_alert_rules(
 ) -> list[dict[str, Any]]:
     """ProvisionedAlertRule bodies for POST/PUT /api/v1/provisioning/alert-rules."""
     bodies = [_rule_with_data(rule, datasource_uid, links_base, runbook) for rule in rules]
-    bodies.append(not_reporting_body(datasource_uid, job))
+    bodies.append(not_reporting_body(datasource_uid, job, links_base, runbook))
     return [{**b, "orgID": org_id, "folderUID": folder_uid, "ruleGroup": group} for b in bodies]
 
 
@@ -260,7 +263,7 @@ def provisioning_doc(
 ) -> dict[str, Any]:
     """deploy/grafana/provisioning/alerting/ragmon-rules.yaml (Grafana file provisioning)."""
     bodies = [_rule_with_data(rule, datasource_uid, links_base, runbook) for rule in rules]
-    bodies.append(not_reporting_body(datasource_uid, job))
+    bodies.append(not_reporting_body(datasource_uid, job, links_base, runbook))
     return {
         "apiVersion": 1,
         "groups": [

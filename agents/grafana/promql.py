@@ -189,7 +189,7 @@ def rule_annotations(rule: AlertRule, links_base: str, runbook: str = "") -> dic
     out = {
         "summary": rule.summary or rule.name,
         "description": _description(rule),
-        "runbook_url": runbook_url(runbook, links_base),
+        "runbook_url": runbook_url(runbook, links_base, rule.name),
     }
     if rule_query(rule).per_app:
         since = since_for(rule.window_seconds, rule.for_seconds)
@@ -232,7 +232,7 @@ def prometheus_rules(
             "annotations": {
                 "summary": "No ragmon worker is being scraped successfully",
                 "description": f'No target of job "{job}" has been up for 5 minutes: ragmon metrics and alerts are blind.',
-                "runbook_url": runbook_url(runbook, links_base),
+                "runbook_url": runbook_url(runbook, links_base, "not_reporting"),
             },
         }
     )
@@ -245,7 +245,7 @@ def prometheus_rules(
             "annotations": {
                 "summary": "A ragmon worker is not answering scrapes",
                 "description": "{{ $labels.instance }} has been down for 5 minutes.",
-                "runbook_url": runbook_url(runbook, links_base),
+                "runbook_url": runbook_url(runbook, links_base, "worker_down"),
             },
         }
     )

@@ -3,7 +3,8 @@
 The model name picks the behaviour, so tests running side by side do not interfere:
 `<scenario>` or `<scenario>@<seconds>` (a delay before every reply). Scenarios:
 
-  ok           verdicts by a word-overlap rule (below), in order
+  ok           verdicts by a word-overlap rule (below), in order; any name not listed here
+               does the same (`ragmon demo` calls it `scripted-judge`)
   shuffled     the same verdicts, reversed order
   low          verdicts with confidence "low" (to trigger escalation); `strong` answers "high"
   malformed    content that is not JSON;      malformed-once: only the first attempt

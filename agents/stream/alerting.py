@@ -92,6 +92,9 @@ class Alerting:
         self.metrics = metrics
         self.notifier = notifier
         self.store: MutableMapping[str, Any] = store if store is not None else {}
+        #: writes each transition to the audit trail (monitor.oncall.alert_record), so the
+        #: evidence page shows the alert's own figures; set by create_app
+        self.recorder: Callable[[Transition], None] | None = None
 
     def _set_gauges(self, app: str, states: dict[str, Any]) -> None:
         if self.metrics is None:
@@ -138,6 +141,11 @@ class Alerting:
                 evidence=transition.evidence_url,
                 no_data=transition.no_data,
             )
+            if self.recorder is not None:
+                try:
+                    self.recorder(transition)
+                except Exception:  # the page loses a figure; the alert itself must go on
+                    log.exception("alert not written to the audit trail", rule=transition.rule.name)
             if self.notifier is not None:
                 self.notifier.submit(transition)
             elif self.metrics is not None:
@@ -162,7 +170,7 @@ class Alerting:
             t,
             examples=sample,
             evidence_url=evidence_url(self.links_base, t.app, t.rule.name, start, t.at),
-            runbook_url=self.runbook or runbook_url("", self.links_base),
+            runbook_url=runbook_url(self.runbook, self.links_base, t.rule.name),
         )
 
     def restore(self, app: str) -> None:

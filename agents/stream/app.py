@@ -42,7 +42,9 @@ from agents.stream.check_batch import CheckBatches
 from agents.stream.human_scale import HumanScale
 from agents.stream.window_store import CountedRecords
 from agents.telemetry.metrics import AppLabels, Metrics, build_metrics
+from monitor.alerting.alerts import Transition
 from monitor.config.settings import Settings
+from monitor.oncall.alert_record import alert_record
 
 if TYPE_CHECKING:
     from agents.judging.agent import JudgeRunner
@@ -209,6 +211,13 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
         port=int(app.conf.web_port),
     )
 
+    if alerting.recorder is None:
+        audit_json = channels["audit_json"]
+
+        def record_alert(t: Transition) -> None:
+            audit_json.send_soon(key=t.app.encode("utf-8"), value=alert_record(t))
+
+        alerting.recorder = record_alert
     scores = channels["scores"]
     outbox = Outbox()
     audit = AuditTrail(

@@ -22,9 +22,12 @@ from agents.judging.agent import (
     topic_publisher,
 )
 from agents.output.audit import judge_audit_record
+from agents.output.jsonout import dumps
 from agents.telemetry.counting import Children
 from agents.telemetry.metrics import AppLabels
-from monitor.judge.plan import plan_judge_request
+from monitor.judge.plan import plan_judge_request, sample_reason
+from monitor.oncall.judge_status import judge_dropped_record
+from monitor.output.audit import audit_reason
 from monitor.records.models import AnswerEvent, Verdict
 from monitor.sampling.policy import Sampler, SamplingPolicy, hash_fraction
 
@@ -92,6 +95,15 @@ def install_judge(
                 child(metrics.estimation_answers, (labels(event.app), "sent")).inc()
         elif decision.dropped:
             child(metrics.judge_dropped, (decision.reason,)).inc()
+            if audit_reason(verdict, settings.audit_sample_rate) is not None:
+                # the audited answer says `sampled_for_judge`; the page says what became of it
+                why = sample_reason(
+                    event, verdict, settings.judge_sample_rate, settings.judge_oversample_rate
+                )
+                record = judge_dropped_record(
+                    event.event_id, event.app, decision.reason, processor.checked_at, why
+                )
+                processor.emit("audit", event.event_id.encode("utf-8"), dumps(record))
             # a drop shrinks the estimates' uniform sample: counted (docs/estimation.md)
             if hash_fraction(event.event_id) < settings.judge_sample_rate:
                 child(metrics.estimation_answers, (labels(event.app), "dropped")).inc()

@@ -14,12 +14,13 @@ import faust
 import structlog
 
 from agents.checking import fastcore
+from agents.evidence.auth import startup_problem
 from agents.kafka.broker import free_port
 from agents.kafka.connection import client_kwargs, wait_for_broker
 from agents.kafka.topics import TopicSpec, ensure_topics
 from agents.stream.app import AppDeps, RagmonApp, create_app
 from agents.telemetry.logs import configure_logging
-from monitor.config.errors import BrokerUnavailable
+from monitor.config.errors import BrokerUnavailable, ConfigError
 from monitor.config.settings import Settings
 from monitor.oncall.links import EVIDENCE_PATH, base_url
 
@@ -137,6 +138,9 @@ _default_excepthook = threading.excepthook
 def run_worker(settings: Settings, *, max_wait: float | None = None) -> int:
     """Blocks until SIGINT/SIGTERM; returns the exit code. Broker down at start: retried with
     backoff (one log line per attempt) for `max_wait` seconds, then a one-line error."""
+    problem = startup_problem(settings)
+    if problem:  # before the broker: nothing starts that would serve answers to anyone
+        raise ConfigError(problem)
     configure_logging(settings.log_level, settings.log_format)
     quiet_client_logs()
     threading.excepthook = _thread_excepthook

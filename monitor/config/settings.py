@@ -190,7 +190,8 @@ class Settings(BaseSettings):
     #: RAGMON_PUBLIC_URL: the worker's web server as on-call engineers reach it (behind a proxy,
     #: a load balancer); alert links point there. Empty: http://RAGMON_METRICS_HOST:PORT.
     public_url: str = ""
-    #: RAGMON_RUNBOOK_URL: the runbook alerts link to (empty: the worker's /evidence/runbook).
+    #: RAGMON_RUNBOOK_URL: where you host docs/runbook.md; alerts link to `<url>#<rule>` (empty:
+    #: the worker's /evidence/runbook/<rule>).
     runbook_url: str = ""
     #: RAGMON_EVIDENCE_MAX_RECORDS: audit records one evidence request keeps at most (the newest;
     #: the page says so when a range holds more), ~7.6 kB each while the request runs (its bytes
@@ -200,6 +201,18 @@ class Settings(BaseSettings):
     evidence_max_hours: float = Field(default=24.0, gt=0)
     #: RAGMON_EVIDENCE_ANSWERS: answers the page shows (the top of the ranking).
     evidence_answers: int = Field(default=20, ge=1, le=500)
+    #: RAGMON_EVIDENCE: on (default) or off. Off: the worker serves no /evidence routes (the
+    #: answers' text stays in the audit topic; `ragmon audit` still reads it).
+    evidence: bool = True
+    #: RAGMON_EVIDENCE_TOKEN (secret, at least 16 characters, e.g. `openssl rand -hex 32`): the
+    #: bearer token of /evidence and its JSON, or the login it derives a cookie from
+    #: (docs/evidence-access.md). Needed when RAGMON_METRICS_HOST is not a loopback address (the
+    #: worker refuses to start without it); when set, needed on loopback too. /metrics stays open.
+    evidence_token: SecretStr | None = None
+    #: RAGMON_REVIEW_TOKEN (secret, at least 16 characters): the reviewers' token (human labels
+    #: on the evidence page). It also reads the page; RAGMON_EVIDENCE_TOKEN only reads. Both set
+    #: to one value: one token does both.
+    review_token: SecretStr | None = None
 
     # --- judge -------------------------------------------------------------------------------
     #: RAGMON_JUDGE_ENABLED
@@ -277,15 +290,9 @@ class Settings(BaseSettings):
     #: RAGMON_CALIBRATION_MIN_LABELS: human labels of each class (positive and negative for
     #: the rate) before the human-scale figures replace the judge's scale (30).
     calibration_min_labels: int = Field(default=30, ge=1)
-    #: RAGMON_JUDGE_AGREEMENT_FLOOR: `judge_drift` fires when the upper bound of the judge's
-    #: sensitivity or specificity (per app, 95% interval) is below this (0.6).
-    judge_agreement_floor: float = Field(default=0.6, ge=0, le=1)
     #: RAGMON_JUDGED_CLAIMS_KEPT: judged claims a worker remembers to pair a late human label
     #: with the judge's verdict (in memory, newest kept).
     judged_claims_kept: int = Field(default=100_000, ge=0)
-    #: RAGMON_REVIEW_TOKEN (secret): enables the review form of the evidence page; unset, off.
-    review_token: SecretStr | None = None
-
     # --- Grafana / alerts --------------------------------------------------------------------
     #: RAGMON_GRAFANA_URL: e.g. http://127.0.0.1:3000 (empty: alerts go to the log).
     grafana_url: str | None = None
@@ -314,6 +321,18 @@ class Settings(BaseSettings):
             if problem:
                 raise ValueError(f"malformed server {server.strip()!r}: {problem}")
         return value
+
+    @field_validator("evidence_token", "review_token", mode="before")
+    @classmethod
+    def _web_token(cls, value: Any) -> Any:
+        # An empty variable (compose's `${RAGMON_EVIDENCE_TOKEN:-}`) means unset; a short one is
+        # refused rather than guessed at.
+        raw = value.get_secret_value() if isinstance(value, SecretStr) else value
+        if raw is None or (isinstance(raw, str) and not raw.strip()):
+            return None
+        if len(str(raw).strip()) < 16:
+            raise ValueError("a web token needs at least 16 characters (openssl rand -hex 32)")
+        return SecretStr(str(raw).strip())
 
     @field_validator("judge_concurrency", "judge_timeout_seconds", mode="before")
     @classmethod

@@ -30,9 +30,13 @@ def base_url(public_url: str, host: str, port: int) -> str:
     return f"http://{shown}:{port}"
 
 
-def runbook_url(setting: str, base: str) -> str:
-    """RAGMON_RUNBOOK_URL, else the runbook page the worker serves."""
-    return setting.strip() or base + RUNBOOK_PATH
+def runbook_url(setting: str, base: str, rule: str | None = None) -> str:
+    """The runbook, at `rule`'s section when given: RAGMON_RUNBOOK_URL + `#rule` (a copy of
+    docs/runbook.md, whose section anchors are the rule names), else the section the worker
+    serves at /evidence/runbook/<rule>."""
+    if setting.strip():
+        return setting.strip() + (f"#{rule}" if rule else "")
+    return base + RUNBOOK_PATH + (f"/{quote(rule)}" if rule else "")
 
 
 def evidence_url(

@@ -9,39 +9,16 @@ Pure: standard library only.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote, urlencode
 
+from monitor.oncall.html_bits import CSS as _CSS
+from monitor.oncall.html_bits import esc, link, when
 from monitor.oncall.links import API_PATH, EVIDENCE_PATH
+from monitor.oncall.page_head import render_alerts, render_figures, render_not_found
 
-_CSS = """
-body{font:14px/1.45 system-ui,sans-serif;margin:1.5em;color:#1b1b1b;max-width:72em}
-h1{font-size:1.3em}h2{font-size:1.1em;margin:1.6em 0 .4em}
-.answer{border:1px solid #ccc;border-radius:6px;padding:.6em 1em;margin:1em 0}
-.meta{color:#555;font-size:.9em}.move{font-weight:bold;color:#b71c1c}
-mark.claim{background:#fff3c4}mark.claim.bad{background:#ffd6d6}mark.span{background:#c8e6c9}
-.passage{background:#f6f6f6;padding:.4em .6em;border-left:3px solid #999;white-space:pre-wrap}
-table{border-collapse:collapse;margin:.4em 0}td,th{border:1px solid #ddd;padding:.2em .5em;
-vertical-align:top;text-align:left}.invalid{color:#b71c1c}.valid{color:#2e7d32}
-pre.answer-text{white-space:pre-wrap;font:inherit;background:#fafafa;padding:.5em}
-"""
-
-
-def esc(value: object) -> str:
-    return html.escape("" if value is None else str(value), quote=True)
-
-
-def when(epoch: float | None) -> str:
-    if epoch is None:
-        return "?"
-    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-
-
-def link(href: str, text: str) -> str:
-    return f'<a href="{esc(href)}">{esc(text)}</a>'
+__all__ = ["esc", "link", "render_index", "render_not_found", "render_page", "when"]
 
 
 def record_href(base: str, kind: str, params: Mapping[str, object]) -> str:
@@ -76,11 +53,21 @@ def marked_answer(text: str, claims: Sequence[Mapping[str, Any]]) -> str:
     return "".join(out)
 
 
-def passage(citation: Mapping[str, Any]) -> str:
+def passage(citation: Mapping[str, Any], text_level: object = None) -> str:
     cited = citation.get("cited_text")
     if cited is None:
-        return (
-            '<span class="meta">(no passage kept: RAGMON_AUDIT_TEXT or the record is lean)</span>'
+        if citation.get("status") == "invalid":
+            # nothing to quote: the citation points nowhere; the record says where it pointed
+            why = citation.get("why") or "the record does not say more (written before `why`)"
+            return f'<div class="why">{esc(why)}</div>'
+        if text_level in ("claims", "none"):
+            return (
+                f'<span class="meta">(no passage kept: RAGMON_AUDIT_TEXT={esc(text_level)})</span>'
+            )
+        return '<span class="meta">(no passage in this record: a lean record)</span>'
+    if citation.get("why"):
+        return f'<div class="why">{esc(citation["why"])}</div>' + passage(
+            {**citation, "why": None}, text_level
         )
     before = esc(citation.get("context_before") or "")
     after = esc(citation.get("context_after") or "")
@@ -106,7 +93,7 @@ def _claims_table(claims: Sequence[Mapping[str, Any]]) -> str:
     return f"<table>{head}{''.join(rows)}</table>"
 
 
-def _citations(citations: Sequence[Mapping[str, Any]]) -> str:
+def _citations(citations: Sequence[Mapping[str, Any]], text_level: object = None) -> str:
     parts = []
     for c in citations:
         status = str(c.get("status"))
@@ -114,7 +101,7 @@ def _citations(citations: Sequence[Mapping[str, Any]]) -> str:
         parts.append(
             f"<li><code>{esc(c.get('raw', '(marker not kept)'))}</code> "
             f'<span class="{esc(status)}">{esc(status)}{error}</span> '
-            f"doc {esc(c.get('doc_id'))}{passage(c)}</li>"
+            f"doc {esc(c.get('doc_id'))}{passage(c, text_level)}</li>"
         )
     return f"<ul>{''.join(parts)}</ul>"
 
@@ -143,9 +130,9 @@ def _answer(entry: Mapping[str, Any], base: str) -> str:
         if entry.get(key):
             facts.append(f"{key} {esc(entry.get(key))}")
     facts.append(f"audited: {esc(entry.get('audit_reason'))}")
-    flag = entry.get("sampled_for_judge")
-    sampled = "?" if flag is None else ("yes" if flag else "no")
-    facts.append(f"sampled for judge: {sampled}")
+    status = entry.get("judge_status") or {}
+    if status:
+        facts.append(f"judge: {esc(status.get('state'))} ({esc(status.get('why'))})")
     body = [
         f'<div class="answer" id="answer-{esc(entry.get("rank"))}">',
         f"<h2>#{esc(entry.get('rank'))} {moved}</h2>",
@@ -161,7 +148,7 @@ def _answer(entry: Mapping[str, Any], base: str) -> str:
             f'<p class="meta">answer of {esc(entry["answer_chars"])} characters: claims only</p>'
         )
     body.append(_claims_table(claims))
-    body.append(_citations(entry.get("citations") or []))
+    body.append(_citations(entry.get("citations") or [], entry.get("text_level")))
     if judge.get("answer"):
         body.append(f"<p><b>Judge on the answer</b>: {esc(judge['answer'].get('reasoning'))}</p>")
     body.append("</div>")
@@ -171,19 +158,7 @@ def _answer(entry: Mapping[str, Any], base: str) -> str:
 def render_page(report: Mapping[str, Any], base: str = "") -> str:
     rule = report.get("rule")
     title = f"ragmon evidence: {report.get('app')}" + (f" · {rule}" if rule else "")
-    estimate = report.get("estimate") or {}
-    head = [
-        f"<h1>{esc(title)}</h1>",
-        f'<p class="meta">{when(report.get("from"))} to {when(report.get("to"))} · '
-        f"figure {esc(report.get('figure'))} ({esc(report.get('op'))} "
-        f"{esc(report.get('threshold'))}) · {esc(report.get('answers_in_range'))} audited answers "
-        f"in range, {esc(report.get('records_read'))} records read",
-    ]
-    if estimate.get("rate") is not None:
-        head.append(
-            f" · rate estimated from the audit trail {esc(round(estimate['rate'] * 100, 2))}%"
-        )
-    head.append("</p>")
+    head = [f"<h1>{esc(title)}</h1>", render_alerts(report), render_figures(report)]
     if report.get("summary"):
         head.append(f"<p>{esc(report['summary'])}</p>")
     if report.get("truncated"):
@@ -202,38 +177,18 @@ def render_page(report: Mapping[str, Any], base: str = "") -> str:
     )
     head.append(f"<p>{link(json_href, 'this page as JSON')}</p>")
     answers = report.get("answers") or []
-    if not answers:
-        head.append("<p>No audited answer in this range moved the rate towards the threshold.</p>")
+    if not answers and not report.get("answers_in_range"):
+        head.append(f"<p>No audited answer of {esc(report.get('app'))} in this range.</p>")
+    elif not answers:
+        head.append(
+            f"<p>None of the {esc(report.get('answers_in_range'))} audited answers in this range "
+            "moved the rate towards the threshold (each is at or below the range's rate); add "
+            "<code>&amp;verdict=not_supported</code> to list answers by verdict.</p>"
+        )
     body = "\n".join(head + [_answer(a, base) for a in answers])
     return (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
         f"<title>{esc(title)}</title><style>{_CSS}</style></head><body>{body}</body></html>"
-    )
-
-
-RUNBOOK_STEPS = (
-    "Open the alert's evidence link (annotation, log line, Prometheus or Grafana rule): the page "
-    "lists the answers that moved the app's rate in the alert's window, the one that moved it "
-    "most first.",
-    "Read the first answers: the claim marked in the answer, its citation, the cited passage "
-    "(highlighted in its document), the error code or the cheap verdict's reasons, and the "
-    "judge's reasoning when it judged the answer.",
-    "Decide: citation errors (document_not_found, span_out_of_bounds, …) point at retrieval or "
-    "the answer's formatting; not_supported claims with valid citations point at generation.",
-    "From a shell: `ragmon audit --app APP --since 15m --verdict not_supported` lists the same "
-    "answers; `--json` for scripts, `--follow` to watch new ones arrive.",
-    "Dead letters: `ragmon dlq list`, `ragmon dlq show`, and after a fix `ragmon dlq replay` "
-    "(a dry run unless --yes; replaying twice does nothing).",
-)
-
-
-def render_runbook(evidence_base: str) -> str:
-    steps = "".join(f"<li>{esc(s)}</li>" for s in RUNBOOK_STEPS)
-    return (
-        "<!doctype html><html lang=en><head><meta charset=utf-8><title>ragmon runbook</title>"
-        f"<style>{_CSS}</style></head><body><h1>ragmon: from a page to the evidence</h1>"
-        f"<ol>{steps}</ol><p>Evidence page: {link(evidence_base + EVIDENCE_PATH, evidence_base + EVIDENCE_PATH)}"
-        "?app=APP&amp;rule=RULE&amp;since=15m</p></body></html>"
     )
 
 

@@ -56,7 +56,7 @@ class AuditItem:
 
 
 #: what ranking and the page's selection read from a record; the rest waits in its bytes
-_SLIM_KEYS = ("event_id", "app", "reason", "audit_reason", "audited_at", "judged_at")
+_SLIM_KEYS = ("event_id", "app", "reason", "audit_reason", "audited_at", "judged_at", "rule")
 
 
 def slimmed(record: Mapping[str, Any], raw: bytes, partition: int, offset: int,

@@ -12,8 +12,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from monitor.alerting.alerts import AlertRule
+from monitor.oncall.alert_record import alerts_for, is_alert
 from monitor.oncall.contribution import FIGURE_FIELDS
+from monitor.oncall.judge_status import judge_status
 from monitor.oncall.query import Answer, AuditFilter, AuditItem, group, ranked_answers
+
+#: what the report's `estimate` is, said wherever it is shown: not the alert's figure
+ESTIMATE_WHAT = (
+    "the cheap checks' rate over the audited answers in the range, each sampled healthy "
+    "answer weighted 1/RAGMON_AUDIT_SAMPLE_RATE: what the ranking below is measured against, "
+    "not the alert's estimate"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +42,10 @@ def _figure(rule: AlertRule | None) -> tuple[str | None, str]:
     return rule.figure, rule.op
 
 
+#: links carry times to the millisecond; an alert's record is stamped to the microsecond
+_LINK_ROUNDING = 0.001
+
+
 def build_report(
     items: Iterable[AuditItem],
     query: EvidenceQuery,
@@ -40,10 +53,22 @@ def build_report(
     *,
     records_read: int,
     truncated: bool,
+    looked_until: float | None = None,
 ) -> dict[str, Any]:
-    selected = AuditFilter(app=query.app, start=query.start, end=query.end)
-    answers = group(i for i in items if selected.matches(i))
+    """`looked_until`: how far past the range the trail was read for the judge's records of
+    the range's answers (and the range's alerts), which come after them."""
+    items = list(items)
+    selected = AuditFilter(app=query.app, start=query.start, end=query.end, judge=False)
+    checked = [i for i in items if selected.matches(i)]
+    ids = {i.record.get("event_id") for i in checked}
+    judged = [
+        i
+        for i in items
+        if i.is_judge and i.record.get("app") == query.app and i.record.get("event_id") in ids
+    ]
+    answers = group(checked + judged)
     figure, op = _figure(query.rule)
+    until = query.end if looked_until is None else looked_until
     ranked, totals = ranked_answers(answers, figure, op, sample_rate)
     shown: list[dict[str, Any]] = []
     for answer, move in ranked:
@@ -51,7 +76,7 @@ def build_report(
             break  # the rest moved the rate away from breaching (a verdict asked for: all)
         if query.verdicts and not _has_verdict(answer, query.verdicts):
             continue
-        shown.append(answer_entry(answer, move, len(shown) + 1))
+        shown.append(answer_entry(answer, move, len(shown) + 1, until))
         if len(shown) >= query.limit:
             break
     estimate = None
@@ -61,8 +86,14 @@ def build_report(
             "numerator": round(totals[num], 3),
             "denominator": round(totals[den], 3),
             "rate": round(totals[num] / totals[den], 6) if totals[den] else None,
+            "what": ESTIMATE_WHAT,
         }
     rule = query.rule
+    in_range = [
+        i.full()
+        for i in items
+        if is_alert(i.record) and query.start <= (i.at or 0.0) <= query.end + _LINK_ROUNDING
+    ]
     return {
         "app": query.app,
         "rule": None if rule is None else rule.name,
@@ -77,6 +108,9 @@ def build_report(
         "records_read": records_read,
         "truncated": truncated,
         "estimate": estimate,
+        # the rule's own evaluations in the range, as the alert stated them (newest first)
+        "alerts": alerts_for(in_range, query.app, None if rule is None else rule.name),
+        "looked_until": until,
         "verdicts": list(query.verdicts),
         "answers": shown,
     }
@@ -91,7 +125,9 @@ def _has_verdict(answer: Answer, verdicts: tuple[str, ...]) -> bool:
     return False
 
 
-def answer_entry(answer: Answer, move: float | None, position: int) -> dict[str, Any]:
+def answer_entry(
+    answer: Answer, move: float | None, position: int, looked_until: float | None = None
+) -> dict[str, Any]:
     record = answer.check.full() if answer.check is not None else {}
     judge = answer.judge.full() if answer.judge is not None else None
     judged = {c.get("index"): c for c in (judge or {}).get("claims") or []}
@@ -112,6 +148,7 @@ def answer_entry(answer: Answer, move: float | None, position: int) -> dict[str,
         "at": where.at if where is not None else None,
         "audit_reason": record.get("audit_reason"),
         "sampled_for_judge": record.get("sampled_for_judge"),
+        "judge_status": judge_status(record.get("sampled_for_judge"), judge, looked_until),
         "scores": record.get("scores"),
         "claims": claims,
         "citations": record.get("citations") or [],
@@ -121,7 +158,7 @@ def answer_entry(answer: Answer, move: float | None, position: int) -> dict[str,
         else {"partition": where.partition, "offset": where.offset},
         "duplicates": answer.duplicates,
     }
-    for key in ("question", "answer", "answer_chars", "model", "tenant", "timestamp"):
+    for key in ("question", "answer", "answer_chars", "model", "tenant", "timestamp", "text_level"):
         if key in record:
             out[key] = record[key]
     if judge is not None:

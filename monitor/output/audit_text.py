@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from monitor.output.citation_why import why_invalid
 from monitor.records.models import AnswerEvent, CitationResult, Verdict
 
 TextLevel = Literal["all", "claims", "none"]
@@ -119,6 +120,12 @@ def explain(
                 entry["reasons"] = [str(r).split(":", 1)[0] for r in entry.get("reasons", [])]
             for entry in citations:
                 entry["raw"] = bare_marker(str(entry.get("raw", "")))
+    # numbers and document references as the answer wrote them: not at level none, which
+    # keeps the markers themselves bare
+    for entry, result in zip(citations, verdict.citations, strict=False):
+        why = why_invalid(result, event) if policy.level != "none" else None
+        if why is not None:
+            entry["why"] = why
     out["claims"], out["citations"] = claims, citations
     out["text_level"] = policy.level
     return out

@@ -127,7 +127,10 @@ def test_firing_then_resolving_is_one_region_annotation(
         f'<a href="http://ragmon.example:6066/evidence?app=support-bot&amp;rule=validity_low'
         f'&amp;from={start:.0f}&amp;to=1700000000">evidence: the answers behind it</a>'
     ) in ann["text"]
-    assert '<a href="http://ragmon.example:6066/evidence/runbook">runbook</a>' in ann["text"]
+    assert (
+        '<a href="http://ragmon.example:6066/evidence/runbook/validity_low">runbook</a>'
+        in ann["text"]
+    )
 
     assert alerting.observe(figures(T0 + 60, 0.96)) == []  # between thresholds: still firing
     [resolved] = alerting.observe(figures(T0 + 120, 0.99))
@@ -386,7 +389,7 @@ def test_synced_rules_and_dashboard_link_to_the_panel_and_the_evidence(
     for rule in rules:
         notes = by_rule[f"ragmon-{rule.name.replace('_', '-')}"]["annotations"]
         assert notes["__dashboardUid__"] == dashboard["uid"]
-        assert notes["runbook_url"] == "http://127.0.0.1:6066/evidence/runbook"
+        assert notes["runbook_url"] == f"http://127.0.0.1:6066/evidence/runbook/{rule.name}"
         if rule.figure in ("judge_error_rate", "dlq_rate"):
             assert "evidence_url" not in notes  # no app label to fill in
             continue

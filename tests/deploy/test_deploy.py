@@ -186,7 +186,12 @@ def test_k8s_objects_fit_together() -> None:
     env = {e["name"]: e for e in container["env"]}
     assert int(env["RAGMON_METRICS_PORT"]["value"]) == ports["metrics"]
     assert env["RAGMON_METRICS_HOST"]["value"] == "0.0.0.0"  # reachable by Prometheus
-    for name in ("RAGMON_GRAFANA_TOKEN", "RAGMON_SASL_PASSWORD", "OPENAI_API_KEY"):
+    for name in (
+        "RAGMON_GRAFANA_TOKEN",
+        "RAGMON_SASL_PASSWORD",
+        "OPENAI_API_KEY",
+        "RAGMON_EVIDENCE_TOKEN",  # the page's token: the pod binds 0.0.0.0
+    ):
         assert env[name]["valueFrom"]["secretKeyRef"]["name"] == "ragmon-secrets", name
     assert {"cpu", "memory"} <= container["resources"]["requests"].keys()
     for ref in container["envFrom"]:
@@ -253,6 +258,19 @@ def test_compose_file_is_sane() -> None:
     assert prom["rule_files"] == ["rules.yml"]
     mounts = dict(v.split(":")[:2] for v in services["prometheus"]["volumes"])
     assert mounts["./prometheus/rules.yml"] == "/etc/prometheus/rules.yml"
+
+
+def test_compose_and_the_image_pass_the_evidence_token_from_outside() -> None:
+    """They bind 0.0.0.0: the token comes from the host's environment (never a literal), and
+    the image says how to give it."""
+    env = _docs(DEPLOY / "docker-compose.yml")[0]["services"]["ragmon-worker"]["environment"]
+    assert env["RAGMON_METRICS_HOST"] == "0.0.0.0"
+    assert env["RAGMON_EVIDENCE_TOKEN"] == "${RAGMON_EVIDENCE_TOKEN:-}"
+    assert env["RAGMON_REVIEW_TOKEN"] == "${RAGMON_REVIEW_TOKEN:-}"
+    dockerfile = (DEPLOY / "Dockerfile").read_text(encoding="utf-8")
+    assert "RAGMON_METRICS_HOST=0.0.0.0" in dockerfile
+    assert "-e RAGMON_EVIDENCE_TOKEN=" in dockerfile
+    assert "ENV RAGMON_EVIDENCE_TOKEN" not in dockerfile
 
 
 # --- Grafana provisioning and dashboard ------------------------------------------------------

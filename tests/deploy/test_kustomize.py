@@ -79,6 +79,13 @@ def test_base_renders_with_the_image_and_the_secrets() -> None:
             "optional": True,
         },
         "OPENAI_API_KEY": {"name": "ragmon-secrets", "key": "openai-api-key", "optional": True},
+        # optional in the Secret: a worker without it says so itself, in one line
+        "RAGMON_EVIDENCE_TOKEN": {
+            "name": "ragmon-secrets",
+            "key": "evidence-token",
+            "optional": True,
+        },
+        "RAGMON_REVIEW_TOKEN": {"name": "ragmon-secrets", "key": "review-token", "optional": True},
     }
     config = _one([d for d in docs if d["metadata"]["name"] == "ragmon-config"], "ConfigMap")
     assert not any("PASSWORD" in k or "TOKEN" in k or "KEY" in k for k in config["data"])

@@ -113,6 +113,17 @@ def test_demo_starts_serves_metrics_and_stops_without_orphans(
             return sum(float(v) for v in found)
 
         wait_until(lambda: checked() > 20, timeout=30, what="events checked")
+
+        def judge_calls() -> str | None:
+            with urllib.request.urlopen(url, timeout=3) as response:
+                text = response.read().decode()
+            return text if 'ragmon_judge_requests_total{model="scripted-judge"' in text else None
+
+        # the demo's judge is named as what it is, and costs nothing
+        metrics_text = wait_until(judge_calls, timeout=60, what="the scripted judge's calls")
+        assert "gpt-4o" not in metrics_text
+        costs = re.findall(r"ragmon_judge_cost_usd_total\{[^}]*\} (\S+)", metrics_text)
+        assert all(float(v) == 0 for v in costs), costs
         until(r"validity", 15)  # the live summary table
 
         def firing() -> tuple[str, str] | None:
@@ -168,6 +179,17 @@ def test_demo_rate_alerts_fire_on_drift_only_with_the_interval(tmp_path: Path) -
         firing = block.rsplit("alerts firing:", 1)[1]
         assert not any(rule in firing for rule in rate_rules), block
     assert any("hallucination_high[" in b.rsplit("alerts firing:", 1)[1] for b in drift), drift[-1]
+    # each firing alert on screen with its figure, as the alert said it, and its link
+    shown = re.findall(
+        r"^  hallucination_high\[([\w-]+)\]: (hallucination [\d.]+ \(95% interval [\d.]+-[\d.]+, "
+        r"\d+ judged claims\)) \(threshold 0\.1\) since [\d:]+ UTC\n"
+        r"    evidence: (http://127\.0\.0\.1:\d+/evidence\?app=([\w-]+)&rule=hallucination_high"
+        r"&from=[\d.]+&to=[\d.]+)$",
+        proc.stdout,
+        re.MULTILINE,
+    )
+    assert shown, drift[-1]
+    assert all(app == linked for app, _, _, linked in shown)
     fired = [
         json.loads(line)
         for line in (tmp_path / "worker.log").read_text().splitlines()
@@ -175,3 +197,6 @@ def test_demo_rate_alerts_fire_on_drift_only_with_the_interval(tmp_path: Path) -
     ]
     texts = [f["figures"] for f in fired if f["rule"] in rate_rules]
     assert texts and all("95% interval" in t and "judged claims" in t for t in texts)
+    # what the screen showed is what the alert said, with the link it carried
+    said = {(f["figures"], f["evidence"]) for f in fired}
+    assert {(figure, link) for _, figure, link, _ in shown} <= said

@@ -10,6 +10,7 @@ import json
 import re
 import shutil
 import subprocess
+import urllib.error
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
@@ -95,15 +96,20 @@ def browse(url: str, tmp_path: Path, *args: str) -> str:
     return out.stdout.decode("utf-8", errors="replace")
 
 
-def alert_link(worker: WorkerProcess) -> str | None:
+def alert_line(worker: WorkerProcess) -> dict[str, Any] | None:
     for line in worker.log_path.read_text(errors="replace").splitlines():
         try:
             entry = json.loads(line)
         except ValueError:
             continue
         if entry.get("event") == "alert firing" and entry.get("rule") == "hallucination_high":
-            return str(entry["evidence"])
+            return dict(entry)
     return None
+
+
+def alert_link(worker: WorkerProcess) -> str | None:
+    line = alert_line(worker)
+    return None if line is None else str(line["evidence"])
 
 
 def test_the_page_behind_the_alert_link(
@@ -197,9 +203,32 @@ def run_alert_case(broker: EmbeddedBroker, worker: WorkerProcess, tmp_path: Path
     # the answer's markup is text: no script element anywhere, the text shown escaped
     assert "&lt;script&gt;alert('x')&lt;/script&gt;" in block
     assert not re.search(r"<script", dom, re.IGNORECASE)
+    # the page and the alert agree: the alert's own estimate and interval, on the judge's
+    # scale, from the record the worker wrote to the audit trail when the rule fired
+    stated = alert_line(worker)
+    assert stated is not None and "95% interval" in stated["figures"]
+
+    def alerts() -> list[dict[str, Any]]:
+        with urllib.request.urlopen(api, timeout=30) as response:
+            return list(json.loads(response.read())["alerts"])
+
+    [shown] = wait_until(alerts, 30, what="the alert's record in the audit trail")
+    assert shown["text"] == stated["figures"] and shown["scale"] == "judge"
+    dom = browse(link, tmp_path, "--dump-dom")
+    assert html.escape(stated["figures"], quote=True) in dom
+    assert "judge scale" in dom
     shot = tmp_path / "evidence.png"
     browse(link, tmp_path, f"--screenshot={shot}", "--window-size=1280,2400")
     assert shot.is_file() and shot.stat().st_size > 10_000
+
+    # a mistyped app is no all-clear: 404, and the apps that exist, each a link
+    wrong = worker.base + "/evidence?app=shpo&since=15m"
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(wrong, timeout=30)
+    assert caught.value.code == 404
+    dom = browse(wrong, tmp_path, "--dump-dom")
+    assert "no app &#x27;shpo&#x27;" in dom or "no app 'shpo'" in dom
+    assert f'href="{worker.base}/evidence?app=shop&amp;since=15m"' in dom
 
 
 def test_the_page_shows_the_judges_verdict_and_reasoning(

@@ -179,7 +179,7 @@ def test_examples_are_ranked_by_how_much_each_answer_moved_the_rate(
     [fired] = alerting.observe(figures, ["e4", "e3", "e2", "e1"], candidates, totals)
     assert fired.examples == ("e2", "e3", "e1")
     assert fired.evidence_url == "http://h:1/evidence?app=a%20b&rule=validity_low&from=700&to=1000"
-    assert fired.runbook_url == "http://h:1/evidence/runbook"
+    assert fired.runbook_url == "http://h:1/evidence/runbook/validity_low"
     out = _logged(capsys)
     assert "http://h:1/evidence?app=a%20b" in out  # the log line carries the link
     # /status lists what fires here, with the link (the rule's window and `for` back)
@@ -220,3 +220,25 @@ def _logs_to_stderr() -> None:
 def _logged(capsys: pytest.CaptureFixture[str]) -> str:
     """What was logged (to the current sys.stderr, which capsys captures)."""
     return capsys.readouterr().err
+
+
+def test_each_transition_is_recorded_and_a_failing_recorder_costs_no_alert(
+    metrics: Metrics,
+) -> None:
+    """The recorder writes transitions to the audit trail (the evidence page reads them); if
+    it raises, the alert still fires and notifies."""
+    recorded = []
+    alerting = Alerting((RULE,), metrics)
+    alerting.recorder = recorded.append
+    alerting.observe(fig(1, 0.99))
+    [fired] = alerting.observe(fig(2, 0.5))
+    [resolved] = alerting.observe(fig(3, 0.99))
+    assert recorded == [fired, resolved]
+
+    def broken(_: object) -> None:
+        raise RuntimeError("producer gone")
+
+    alerting.recorder = broken
+    [again] = alerting.observe(fig(4, 0.5))
+    assert again.kind == "firing" and gauge(metrics, "a") == 1
+    assert notifications(metrics, "log", "sent") == 3

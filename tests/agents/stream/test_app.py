@@ -125,14 +125,18 @@ async def test_judge_wiring_samples_checked_answers_into_judge_requests() -> Non
             judge_sample_rate=1.0,
             judge_oversample_rate=1.0,
             check_batch_size=1,
+            audit_sample_rate=1.0,
         )
     )
     assert "ragmon.judge" in rapp.faust.agents
     sent: list[dict[str, Any]] = []
+    audited: list[dict[str, Any]] = []
 
     async def publish(role: str, key: bytes | None, value: bytes) -> None:
         if role == "judge-requests":
             sent.append({"key": key, "value": json.loads(value)})
+        if role == "audit":
+            audited.append(json.loads(value))
 
     rapp.publish = publish
     doc = {"id": "a.txt", "text": "The premium is 120 dollars per month for every customer."}
@@ -158,6 +162,12 @@ async def test_judge_wiring_samples_checked_answers_into_judge_requests() -> Non
         "ragmon_judge_dropped_total", {"reason": "queue_full"}
     )
     assert dropped == 1
+    # the audited answer's page says what became of it: a drop record in the audit trail
+    drops = [r for r in audited if r.get("outcome") == "dropped"]
+    assert [(r["event_id"], r["reason"], r["dropped_because"]) for r in drops] == [
+        ("r3", "judge", "queue_full")
+    ]
+    assert drops[0]["sampled_because"] == "base"
 
 
 async def test_worker_shutdown_flushes_queued_alert_notifications() -> None:
