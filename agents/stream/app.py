@@ -357,4 +357,10 @@ def _install_web(rapp: RagmonApp) -> None:
 
     app.page("/metrics", name="ragmon_metrics")(metrics_view)
     app.page("/status", name="ragmon_status")(status_view)
-    install_evidence(app, rapp.settings, int(app.conf.web_port))
+    join = rapp.label_join
+    install_evidence(
+        app,
+        rapp.settings,
+        int(app.conf.web_port),
+        labels=(lambda: join.store.labels) if join is not None else None,
+    )
