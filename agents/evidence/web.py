@@ -64,7 +64,10 @@ PAGE_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; "
     "form-action 'self'; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    # same-origin, not no-referrer: under no-referrer a browser sends `Origin: null` with the
+    # page's own form POSTs (login, review), which same_origin() must refuse; other sites still
+    # get no referrer (a real-browser test: tests/integration/test_review_browser.py)
+    "Referrer-Policy": "same-origin",
 }
 #: one request at a time reads the topic: the page must never compete with the check path
 _READS = asyncio.Semaphore(1)
