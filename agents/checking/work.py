@@ -98,7 +98,7 @@ def _wanted(
     """Whether a hook may look at this answer: canaries, `rate` of the rest, and what the
     judge's plan would consider (monitor.judge.plan: the base share, and doubtful answers in the
     oversampling share; the same hash)."""
-    if event.gold_label is not None or rate >= 1.0:
+    if event.gold_label is not None or event.gold_claims or rate >= 1.0:
         return True
     if rate <= 0.0 and judge is None:
         return False

@@ -16,5 +16,6 @@ COMMANDS: tuple[str, ...] = (
     "grafana",
     "audit",
     "dlq",
+    "label",
     "bench",
 )

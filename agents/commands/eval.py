@@ -76,6 +76,27 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="with --rates: first random seed (0)")
     p.add_argument(
+        "--human-labels",
+        type=int,
+        metavar="N",
+        help="with --rates: a uniform sample of N judged claims keeps its human label as the "
+        "calibration sample; adds the human-scale (Rogan-Gladen corrected) figures",
+    )
+    p.add_argument(
+        "--judge-sensitivity",
+        type=float,
+        metavar="S",
+        help="with --rates: simulate a judge that keeps a not-supported claim's human label with "
+        "probability S (else reads supported); needs --judge-specificity",
+    )
+    p.add_argument(
+        "--judge-specificity",
+        type=float,
+        metavar="P",
+        help="with --rates: ... and reads a supported or partially supported claim as not "
+        "supported with probability 1-P (seeded per resample)",
+    )
+    p.add_argument(
         "--threshold",
         type=float,
         default=0.5,
@@ -213,16 +234,19 @@ def run(args: argparse.Namespace) -> int:
     if not args.events or not args.labels:
         raise InputError("give EVENTS and --labels LABELS (or --alerts)")
     options = settings.check_options()
-    spans = None if args.rates or args.semantic else load_span_labels(args.labels)
-    if spans is not None:  # span-labelled answers (RAGTruth): labels per claim by overlap
+    spans = None if args.semantic else load_span_labels(args.labels)
+    if spans is not None and not args.rates:  # span-labelled (RAGTruth): per claim by overlap
         return run_spans(args, options, spans)
-    labels = load_labels(args.labels)
+    if spans is not None:  # --rates on span labels: the answer's label, for the cheap figures
+        labels = {k: v.label for k, v in spans.items()}
+    else:
+        labels = load_labels(args.labels)
     checked, rejected = load_checked(args.events, options)
     result = cheap_eval(checked, labels, rejected, args.threshold)
     if args.semantic:
         return semantic_eval.run(args, checked, labels)
     if args.rates:
-        return run_rates(args, settings, checked, labels)
+        return run_rates(args, settings, checked, labels, spans)
     judge, calls = eval_extras.run_extras(
         args, settings, checked, labels, format_report(result), lambda f: _judge_report(f, result)
     )
@@ -287,17 +311,27 @@ def _plain(value: object) -> object:
 
 
 def run_rates(
-    args: argparse.Namespace, settings: Any, checked: Checked, labels: Mapping[str, str]
+    args: argparse.Namespace,
+    settings: Any,
+    checked: Checked,
+    labels: Mapping[str, str],
+    spans: Mapping[str, Any] | None = None,
 ) -> int:
     """`ragmon eval --rates`: text report (and --json FILE, --html FILE)."""
     if not 0 < args.judge_rate <= 1:
         raise InputError("--judge-rate must be in (0, 1]")
     if args.resamples < 1:
         raise InputError("--resamples must be at least 1")
+    if args.human_labels is not None and args.human_labels < 1:
+        raise InputError("--human-labels must be at least 1")
+    simulated = _simulated_judge(args)
     records = None
     if args.judge:
         records = judge_eval(checked, settings).records
-    units = eval_rates.units_of(checked, labels, records)
+    if spans is not None:  # span labels: one unit per claim (agents/evaluation/rates.py)
+        units = eval_rates.units_of_spans(checked, spans, records)
+    else:
+        units = eval_rates.units_of(checked, labels, records)
     if not units:
         print("ragmon eval: no labelled event with a claim", file=sys.stderr)
         return 1
@@ -308,7 +342,11 @@ def run_rates(
         args.seed,
         oracle=records is None,
         plot=bool(args.html),
+        human_labels=args.human_labels,
+        sensitivity=simulated[0],
+        specificity=simulated[1],
     )
+    figures["unit"] = "claim" if spans is not None else "event"
     text = eval_rates.format_rates(figures)
     print(text)
     if args.json:
@@ -365,3 +403,17 @@ def run_alerts(args: argparse.Namespace, settings: Any) -> int:
     if args.json != "-":
         print(alerts_eval.format_alerts(figures))
     return 0
+
+
+def _simulated_judge(args: argparse.Namespace) -> tuple[float | None, float | None]:
+    """(S, P) of `--judge-sensitivity/--judge-specificity`, checked; (None, None) without."""
+    s, p = args.judge_sensitivity, args.judge_specificity
+    if s is None and p is None:
+        return None, None
+    if s is None or p is None:
+        raise InputError("--judge-sensitivity and --judge-specificity go together")
+    if not (0 <= s <= 1 and 0 <= p <= 1):
+        raise InputError("--judge-sensitivity and --judge-specificity must be in [0, 1]")
+    if args.judge:
+        raise InputError("--judge (a real judge) and a simulated judge exclude each other")
+    return s, p

@@ -12,8 +12,10 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from agents.evaluation.spans import SpanLabel, claim_span_labels
 from agents.output.records import verdict_vector
 from monitor.estimation.evaluate import EvalUnit, bands, resample
+from monitor.estimation.evaluate_human import judge_for, resample_human
 from monitor.estimation.plot import band_svg
 from monitor.estimation.window import RATES
 from monitor.judge.request import judge_items
@@ -54,6 +56,55 @@ def units_of(
     return units
 
 
+def units_of_spans(
+    checked: Sequence[tuple[AnswerEvent, Verdict]],
+    spans: Mapping[str, SpanLabel],
+    records: Mapping[str, Mapping[str, Any]] | None = None,
+) -> list[EvalUnit]:
+    """Span-labelled answers (RAGTruth): one unit per claim, its human label from the marked
+    spans (agents/evaluation/spans.claim_span_labels, the mapping `ragmon eval` uses), its
+    score its own cheap score when the judge would see it (else decided by rule, as in the
+    stream). With `records` the reference is the judge's verdict on that claim (by index).
+    Simplification: the judge sample then draws claims, where the stream draws answers."""
+    units = []
+    for event, verdict in checked:
+        label = spans.get(event.event_id)
+        if label is None or not verdict.claims:
+            continue
+        judgeable = {i.claim_index for i in judge_items(verdict, event=event)}
+        results = list(verdict.claims)
+        humans = claim_span_labels([c.claim for c in results], label.spans)
+        judged = _judge_by_index(records.get(event.event_id)) if records is not None else None
+        for c, human in zip(results, humans, strict=True):
+            seen = c.claim.index in judgeable
+            sup, unsup = (
+                int(c.support.verdict == "supported"),
+                int(c.support.verdict == "not_supported"),
+            )
+            units.append(
+                EvalUnit(
+                    label=human if judged is None else judged.get(c.claim.index),
+                    truth=human,
+                    score=c.support.score if seen else None,
+                    claims=1,
+                    cheap_supported=sup,
+                    cheap_unsupported=unsup,
+                    judgeable=int(seen),
+                    judgeable_supported=sup if seen else 0,
+                    judgeable_unsupported=unsup if seen else 0,
+                )
+            )
+    return units
+
+
+def _judge_by_index(record: Mapping[str, Any] | None) -> dict[int, str]:
+    return {
+        c["index"]: c["verdict"]
+        for c in (record or {}).get("claims", [])
+        if c.get("verdict") in _ORDER and isinstance(c.get("index"), int)
+    }
+
+
 _ORDER = {"not_supported": 0, "partially_supported": 1, "supported": 2}
 
 
@@ -71,9 +122,27 @@ def rates_figures(
     seed: int,
     oracle: bool,
     plot: bool = False,
+    human_labels: int | None = None,
+    sensitivity: float | None = None,
+    specificity: float | None = None,
 ) -> dict[str, Any]:
-    out = resample(units, judge_rate, resamples, seed)
-    out["judge"] = "oracle (the human label)" if oracle else "LLM judge"
+    """The figures; with `human_labels`, the human-scale correction's too (per rate, beside
+    the existing keys); with `sensitivity` and `specificity`, a simulated judge instead of the
+    units' labels."""
+    relabel = judge_for(units, seed, sensitivity, specificity)
+    out = resample(units, judge_rate, resamples, seed, relabel=relabel)
+    if relabel is not None:
+        out["judge"] = f"simulated (sensitivity {sensitivity:g}, specificity {specificity:g})"
+    else:
+        out["judge"] = "oracle (the human label)" if oracle else "LLM judge"
+    out["judge_sensitivity"], out["judge_specificity"] = sensitivity, specificity
+    out["human_labels"] = human_labels
+    if human_labels:
+        human = resample_human(
+            units, judge_rate, resamples, seed, human_labels, sensitivity, specificity
+        )
+        for rate in RATES:
+            out[rate].update(human[rate])
     if plot:
         out["bands"] = bands(units, PLOT_RATES, min(resamples, 200), seed)
     return out
@@ -90,8 +159,8 @@ def _count(x: float | None) -> str:
 
 def format_rates(fig: Mapping[str, Any]) -> str:
     lines = [
-        f"rates: {fig['events']} labelled events with a claim ({fig['judgeable_events']} with a "
-        f"claim the judge can see); judge: {fig['judge']}; judge rate {fig['judge_rate']:g}, "
+        f"rates: {fig['events']} labelled {fig.get('unit', 'event')}s with a claim "
+        f"({fig['judgeable_events']} the judge can see); judge: {fig['judge']}; judge rate {fig['judge_rate']:g}, "
         f"{fig['resamples']} resamples (seed {fig['seed']}), median {_count(fig['judged_events_median'])}"
         " events judged per resample",
         f"  {'':<14}{'truth':>8}{'cheap':>8}{'|corr-t|':>10}{'|est-t|':>9}{'CI half':>9}"
@@ -105,6 +174,8 @@ def format_rates(fig: Mapping[str, Any]) -> str:
             f"{_f(r['ci_halfwidth_median']):>9}{_f(r['ci_coverage']):>10}"
             f"{_f(r['judge_only_ci_halfwidth_median']):>17}"
         )
+    if fig.get("human_labels"):
+        lines += _human_lines(fig)
     spans = [
         f"{rate} [{_f(iv[0])}, {_f(iv[1])}]"
         for rate in RATES
@@ -124,6 +195,33 @@ def format_rates(fig: Mapping[str, Any]) -> str:
         "  corrected: docs/estimation.md) and the share of intervals holding the truth.",
     ]
     return "\n".join(lines)
+
+
+def _human_lines(fig: Mapping[str, Any]) -> list[str]:
+    lines = [
+        f"  human scale ({fig['human_labels']} calibration labels per resample, drawn apart from"
+        " the judge sample):",
+        f"  {'':<14}{'truth':>8}{'|judge-t|':>11}{'|corr-t|':>10}{'CI half':>9}{'coverage':>10}"
+        f"{'human-only half':>17}{'judge Se':>10}{'judge Sp':>10}",
+    ]
+    for rate in RATES:
+        r = fig[rate]
+        lines.append(
+            f"  {rate:<14}{_f(r['truth']):>8}{_f(r['judge_scale_abs_error_median']):>11}"
+            f"{_f(r['corrected_abs_error_median']):>10}{_f(r['corrected_ci_halfwidth_median']):>9}"
+            f"{_f(r['corrected_ci_coverage']):>10}{_f(r['human_only_ci_halfwidth_median']):>17}"
+            f"{_f(r['judge_sensitivity_median']):>10}{_f(r['judge_specificity_median']):>10}"
+        )
+        if r["resamples_without_correction"]:
+            lines.append(
+                f"    no correction in some resamples: {r['resamples_without_correction']}"
+            )
+    lines += [
+        "  |judge-t|: the judge-scale estimate against the human truth; |corr-t|, CI half,",
+        "  coverage: the Rogan-Gladen corrected estimate and its 95% interval (docs/estimation.md);",
+        "  human-only half: the calibration labels alone; judge Se/Sp: measured on them (medians).",
+    ]
+    return lines
 
 
 def rates_html(fig: Mapping[str, Any]) -> str:

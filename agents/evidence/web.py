@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import structlog
@@ -37,6 +38,7 @@ from agents.evidence.params import (
     parse_query,
     unknown_app,
 )
+from agents.evidence.review import REVIEW_PATH, review_enabled, review_forms, review_handler
 from agents.evidence.source import audit_topic, decoded, read_one, read_window
 from agents.kafka.topics import topic_specs
 from monitor.alerting.alerts import load_rules, parse_duration
@@ -52,6 +54,7 @@ from monitor.oncall.page import esc, render_index, render_not_found, render_page
 from monitor.oncall.report import EvidenceQuery, build_report
 from monitor.oncall.runbook import render_runbook
 from monitor.output.audit import Redactor
+from monitor.records.labels import HumanLabel
 
 log = structlog.get_logger("ragmon.evidence")
 
@@ -95,9 +98,15 @@ async def evidence_report(
     )
 
 
-def install(app: Any, settings: Settings, port: int) -> None:
+def install(
+    app: Any,
+    settings: Settings,
+    port: int,
+    labels: Callable[[], Mapping[str, HumanLabel]] | None = None,
+) -> None:
     """Add the evidence routes to a Faust app's web server (none with RAGMON_EVIDENCE=off).
-    Raises ConfigError when they would be open on a non-loopback address."""
+    Raises ConfigError when they would be open on a non-loopback address. `labels`: the
+    worker's human labels by key (agents/labelling), shown beside the review forms."""
     problem = startup_problem(settings)
     if problem:
         raise ConfigError(problem)
@@ -175,7 +184,14 @@ def install(app: Any, settings: Settings, port: int) -> None:
         if report is None:
             body = f"<!doctype html><title>ragmon evidence</title><p>{esc(problem)}</p>"
             return html(view, body, status)
-        return html(view, render_page(report, base))
+        review = None
+        if review_enabled(settings):
+            login = access.authenticate(request.headers, request.cookies)
+            ids = (str(a.get("event_id")) for a in report.get("answers") or ())
+            review = review_forms(
+                access, login, str(request.rel_url), ids, labels() if labels else None
+            )
+        return html(view, render_page(report, base, review))
 
     async def api_view(view: Any, request: Any) -> Any:
         report, problem, status = await report_for(request)
@@ -261,6 +277,22 @@ def install(app: Any, settings: Settings, port: int) -> None:
         guarded(answer_record_view, "json")
     )
     app.page(LOGIN_PATH, name="ragmon_evidence_login")(LoginView)
+    if review_enabled(settings):
+
+        async def send(topic: str, key: bytes, value: bytes) -> None:
+            await app.send(
+                topic, key=key, value=value, key_serializer="raw", value_serializer="raw"
+            )
+
+        post = review_handler(settings, access, topics, send)
+
+        class ReviewView(View):
+            """POST a reviewer's label (agents/evidence/review.py)."""
+
+            async def post(self, request: Any) -> Any:
+                return await post(self, request)
+
+        app.page(REVIEW_PATH, name="ragmon_evidence_review")(ReviewView)
     log.debug(
         "evidence page installed",
         url=base + EVIDENCE_PATH,

@@ -49,6 +49,7 @@ RULE_PANELS = {
     "support": "Support: estimate and 95% interval ($app)",
     "hallucination": "Hallucination: estimate and 95% interval ($app)",
     "coverage": "Citation coverage (counters, all workers)",
+    "judge_agreement": "Judge against human labels: sensitivity and specificity ($app)",
 }
 
 
@@ -194,6 +195,46 @@ def build_dashboard(
                 ),
             ],
         )
+    one = 'app=~"$app",model="_all"'
+    lay.panel(
+        RULE_PANELS["judge_agreement"],
+        [
+            (f"max by (rate) (ragmon_judge_sensitivity_ratio{{{one}}})", "sensitivity {{rate}}"),
+            (f"max by (rate) (ragmon_judge_specificity_ratio{{{one}}})", "specificity {{rate}}"),
+            (
+                'min by (rate) ({__name__=~"ragmon_judge_(sensitivity|specificity)_ratio_upper",'
+                f"{one}}})",
+                "lowest upper bound {{rate}}",
+            ),
+        ],
+        ratio=True,
+        w=12,
+        repeat="app",
+        thresholds=_threshold(rules, "judge_agreement"),
+        links=_evidence_links(rules, "judge_agreement", links_base, app="${app}"),
+        description="The LLM judge measured against human labels over the calibration horizon "
+        "(all judge models): sensitivity and specificity for each rate's positive class. "
+        "judge_drift fires when the lowest upper bound falls below its floor. Empty without "
+        "calibration labels: the rates are then on the judge's scale.",
+    )
+    lay.panel(
+        "Support and hallucination on the human scale ($app)",
+        [
+            (f'avg(ragmon_{r}_human_ratio{{app=~"$app"}})', f"{r} (human scale)")
+            for r in ("support", "hallucination")
+        ]
+        + [
+            (f'avg(ragmon_{r}_ratio{{app=~"$app"}})', f"{r} (judge scale)")
+            for r in ("support", "hallucination")
+        ],
+        ratio=True,
+        w=12,
+        repeat="app",
+        description="The judge-scale estimates corrected with the judge's measured sensitivity "
+        "and specificity (docs/estimation.md). Until enough calibration labels exist only the "
+        "judge-scale lines show, and the rules read the judge's scale "
+        "(ragmon_rate_scale_human = 0).",
+    )
     lay.panel(
         "Firing alerts (ragmon)",
         [(f"max by (rule, app) (ragmon_alert_firing{{{_APP}}})", "{{rule}} {{app}}")],

@@ -71,7 +71,10 @@ def figure_query(
         return FigureQuery(f"{valid} / {rate('ragmon_citations_total')}", app_events, True)
     if figure in ESTIMATED:
         suffix, agg = BOUNDS[bound]
-        value = f"{agg} by (app) (ragmon_{figure}_ratio{suffix}{_sel(a)})"
+        # the human scale where the worker has enough calibration labels (the gauge exists
+        # only then: agents/stream/human_scale.py), else the judge's, as the stream's rules
+        human = f"{agg} by (app) (ragmon_{figure}_human_ratio{suffix}{_sel(a)})"
+        value = f"({human}) or ({agg} by (app) (ragmon_{figure}_ratio{suffix}{_sel(a)}))"
         judged = f"max by (app) (ragmon_window_judged_claims{_sel(a)}) >= {min_judged}"
         return FigureQuery(value, f"({app_events}) and on(app) ({judged})", True)
     if figure in CLAIM_RATIOS:
@@ -82,6 +85,14 @@ def figure_query(
         value = f"{failed} / {rate('ragmon_judge_requests_total', by_app=False)}"
         enough = f"sum(increase(ragmon_judge_requests_total[{window}])) >= {min_events}"
         return FigureQuery(value, enough, False)
+    if figure == "judge_agreement":  # gauges of agents/stream/human_scale.py, all models
+        pooled = 'model="_all"'
+        value = (
+            'min by (app) ({__name__=~"ragmon_judge_(sensitivity|specificity)_ratio_upper"'
+            f",{','.join(m for m in (pooled, a) if m)}}})"
+        )
+        enough = f"min by (app) (ragmon_calibration_labels{_sel(pooled, a)}) >= {min_events}"
+        return FigureQuery(value, enough, True)
     if figure == "dlq_rate":
         value = f"{rate('ragmon_dlq_total', by_app=False)} / {rate('ragmon_events_total', by_app=False)}"
         enough = f"sum(increase(ragmon_events_total[{window}])) >= {min_events}"
@@ -156,20 +167,32 @@ def _description(rule: AlertRule) -> str:
     if rule.figure in ESTIMATED:
         f = rule.figure
 
-        def q(metric: str, fmt: str = "humanizePercentage") -> str:
+        def q(metric: str, fmt: str = "humanizePercentage", human: str = "") -> str:
             sel = f"{metric}{{app='%s'}}"
+            query, args = f"max({sel})", "$labels.app"
+            if human:  # the human scale where it exists, as the rule's own value
+                query = f"max({human}{{app='%s'}}) or {query}"
+                args += " $labels.app"
             return (
-                f'{{{{ with printf "max({sel})" $labels.app | query }}}}'
+                f'{{{{ with printf "{query}" {args} | query }}}}'
                 f"{{{{ . | first | value | {fmt} }}}}{{{{ end }}}}"
             )
 
+        def est(suffix: str) -> str:
+            return q(f"ragmon_{f}_ratio{suffix}", human=f"ragmon_{f}_human_ratio{suffix}")
+
+        scale = (
+            f"{{{{ with printf \"max(ragmon_rate_scale_human{{app='%s',rate='{f}'}})\" "
+            "$labels.app | query }}{{ if eq (. | first | value) 1.0 }}human scale"
+            "{{ else }}judge scale{{ end }}{{ else }}judge scale{{ end }}"
+        )
         return (
             f"{f} {rule_bound(rule)} bound of the {rule.level * 100:.6g}% interval is "
             f"{{{{ $value | humanizePercentage }}}} for {where} "
             f"({side} {rule.threshold:g}; resolves at {rule.resolve_threshold:g}"
             f"{_quiet(rule)}): estimate "
-            f"{q(f'ragmon_{f}_ratio')}, 95% interval {q(f'ragmon_{f}_ratio_lower')} to "
-            f"{q(f'ragmon_{f}_ratio_upper')}, {q('ragmon_window_judged_claims', 'humanize')} "
+            f"{est('')}, 95% interval {est('_lower')} to {est('_upper')} ({scale}), "
+            f"{q('ragmon_window_judged_claims', 'humanize')} "
             f"judged claims in the worker's window. {_breaching(rule)}"
         )
     return (

@@ -17,7 +17,13 @@ from monitor.config.settings import Settings
 log = structlog.get_logger("ragmon.topics")
 
 #: Roles of ragmon's topics; names default to the role, under the settings' prefix.
-ROLES: tuple[str, ...] = ("answers", "scores", "judge-requests", "verdicts", "audit", "dlq")
+ROLES: tuple[str, ...] = (
+    *("answers", "scores", "judge-requests", "verdicts", "audit", "dlq"),
+    "labels",  # human labels of claims, keyed event_id:claim_index (monitor/records/labels.py)
+)
+
+#: topic configs by role: `labels` keeps the latest label of each claim (compacted)
+TOPIC_CONFIGS: dict[str, dict[str, str]] = {"labels": {"cleanup.policy": "compact"}}
 
 _TOPIC_ALREADY_EXISTS = 36
 
@@ -60,7 +66,15 @@ async def ensure_topics(
         missing = [s for s in specs.values() if s.name not in existing]
         if missing:
             response = await admin.create_topics(
-                [NewTopic(s.name, s.partitions, settings.replicas) for s in missing]
+                [
+                    NewTopic(
+                        s.name,
+                        s.partitions,
+                        settings.replicas,
+                        topic_configs=TOPIC_CONFIGS.get(s.role, {}),
+                    )
+                    for s in missing
+                ]
             )
             for name, code, message in _topic_errors(response):
                 if code not in (0, _TOPIC_ALREADY_EXISTS):

@@ -25,7 +25,7 @@ import math
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, overload
 
 import structlog
@@ -33,6 +33,7 @@ from aiokafka.partitioner import murmur2
 
 from agents.output.records import COUNT_FIELDS, add_vectors, parse_score_record, vector_to_counts
 from agents.stream.alerting import Alerting
+from agents.stream.human_scale import HumanScale
 from agents.stream.window_store import CountedRecords
 from agents.telemetry.metrics import Metrics
 from monitor.alerting.alerts import WindowFigures
@@ -124,6 +125,8 @@ class WindowAggregator:
         self.duplicates = 0
         self.corrected = 0
         self._records = 0
+        #: the human-scale figures (set by the app factory; None: judge scale only)
+        self.human: HumanScale | None = None
 
     # --- in the stream ----------------------------------------------------------------------
     def handle(self, value: Any, key: Any = None, source: str | None = None) -> Handled:
@@ -199,6 +202,14 @@ class WindowAggregator:
         self._last_eval[app] = now
         counts = vector_to_counts(self.rolling(app, now))
         figures = WindowFigures.from_counts(app, now, **counts)
+        if self.human is not None:  # rules read the human-scale bounds once calibrated
+            agreement = self.human.agreement(app, now)
+            figures = replace(
+                figures,
+                values={**figures.values, **self.human.values(app, counts, now)},
+                counts={**figures.counts, "judge_agreement": agreement[1] if agreement else 0},
+                calibration=self.human.calibration(app, counts, now),
+            )
         since = now - self.window_seconds
         candidates = Candidates(
             [(eid, vector) for eid, at, vector in self.candidates.get(app, ()) if at >= since]
@@ -272,6 +283,12 @@ class WindowAggregator:
                 self._maybe_alert(app, now)
             self.published.add(app)
             exported[app] = {"events": counts["events"], **values}
+            if self.human is not None:
+                exported[app].update(self.human.publish(app, counts, now))
+        if self.human is not None:
+            self.human.publish_judge(
+                (a for a in self.known_apps() | self.published if self.owns(a)), now
+            )
         return exported
 
     def _remove(self, app: str) -> None:
@@ -283,6 +300,8 @@ class WindowAggregator:
                 self.metrics.cheap_verdict_share.remove(app, verdict)
         if self.alerting is not None:
             self.alerting.forget(app)
+        if self.human is not None:
+            self.human.forget(app)
         self.published.discard(app)
 
 

@@ -30,12 +30,16 @@ from agents.kafka.connection import (
     faust_credentials,
 )
 from agents.kafka.topics import TopicSpec, topic_specs
+from agents.labelling.canary import canary_label_hook
+from agents.labelling.feed import follow_labels
+from agents.labelling.join import LabelJoin, build_label_join
 from agents.output.audit import AuditTrail
 from agents.output.outbox import Outbox, ProducerPublisher, Publish
 from agents.stream.aggregate import WindowAggregator, partition_for_app
 from agents.stream.alerting import Alerting, TableStore, build_alerting
 from agents.stream.check_agent import CheckProcessor, VerdictHook
 from agents.stream.check_batch import CheckBatches
+from agents.stream.human_scale import HumanScale
 from agents.stream.window_store import CountedRecords
 from agents.telemetry.metrics import AppLabels, Metrics, build_metrics
 from monitor.alerting.alerts import Transition
@@ -82,6 +86,7 @@ class RagmonApp:
     last_gauges: dict[str, dict[str, Any]] = field(default_factory=dict)
     check_pool: CheckPool | None = None
     judge: JudgeRunner | None = None  # set when the judge is enabled
+    label_join: LabelJoin | None = None  # human labels and calibration pairs
 
     def close(self) -> None:
         """What outlives Faust's own shutdown: the check processes."""
@@ -166,6 +171,7 @@ def _channels(app: faust.App, specs: dict[str, TopicSpec]) -> dict[str, Any]:
         "audit_json": topic("audit", "json"),
         "judge-requests": topic("judge-requests", "json"),
         "verdicts": topic("verdicts", "json"),
+        "labels": topic("labels", "raw"),
     }
 
 
@@ -222,7 +228,10 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
         settings, metrics, outbox.add, app_labels=labels, audit=audit, hooks=list(deps.hooks)
     )
     processor.hooks.append(cheap_canary_hook(metrics, labels))  # canaries → cheap_agreement_ratio
+    processor.hooks.append(canary_label_hook(outbox.add, labels))  # gold.claims → `labels`
+    label_join = build_label_join(settings, channels["labels"])
     aggregator = WindowAggregator(settings, metrics, store, partitions=parts, alerting=alerting)
+    aggregator.human = HumanScale(settings, metrics.human, label_join.store)
     publish = ProducerPublisher(app, {role: s.name for role, s in specs.items()}, metrics)
     rapp = RagmonApp(
         app, settings, metrics, specs, channels, processor, aggregator, outbox, publish
@@ -288,6 +297,12 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
 
     app.timer(PROBE_INTERVAL, name="ragmon.broker_probe")(probe)
 
+    async def labels_feed() -> None:
+        await follow_labels(settings, specs["labels"].name, label_join)
+
+    app.task(labels_feed)
+    rapp.label_join = label_join
+
     async def flush_alerts(*_: Any, **__: Any) -> None:
         """Queued Grafana notifications (a firing, its resolve) go out before the process ends;
         off the event loop, since the notifier's close blocks on its thread."""
@@ -307,6 +322,7 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
             rapp.channels,
             labels,
             client=deps.judge_client,
+            on_record=label_join.on_judged,
         )
     for install in deps.installers:
         install(rapp)
@@ -342,4 +358,10 @@ def _install_web(rapp: RagmonApp) -> None:
 
     app.page("/metrics", name="ragmon_metrics")(metrics_view)
     app.page("/status", name="ragmon_status")(status_view)
-    install_evidence(app, rapp.settings, int(app.conf.web_port))
+    join = rapp.label_join
+    install_evidence(
+        app,
+        rapp.settings,
+        int(app.conf.web_port),
+        labels=(lambda: join.store.labels) if join is not None else None,
+    )

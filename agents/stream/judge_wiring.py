@@ -48,6 +48,7 @@ def install_judge(
     channels: dict[str, Any],
     labels: AppLabels,
     client: Any = None,
+    on_record: Publish | None = None,
 ) -> JudgeRunner:
     """Wire the judge into an app being built; the caller keeps the runner it returns.
 
@@ -66,7 +67,7 @@ def install_judge(
         settings,
         metrics,
         labels,
-        publish=topic_publisher(channels["verdicts"]),
+        publish=_tee(topic_publisher(channels["verdicts"]), on_record),
         audit=_policed(settings, topic_publisher(channels["audit_json"])),
         correct=score_publisher(channels["scores"]),
         client=client,
@@ -135,5 +136,18 @@ def _policed(settings: Settings, publish: Publish) -> Publish:
 
     async def send(record: dict[str, Any]) -> None:
         await publish(judge_audit_record(settings, record))
+
+    return send
+
+
+def _tee(publish: Publish, also: Publish | None) -> Publish:
+    """`publish`, then hand the judge record to `also` (the human-label join: the pair of a
+    claim labelled before it was judged)."""
+    if also is None:
+        return publish
+
+    async def send(record: dict[str, Any]) -> None:
+        await publish(record)
+        await also(record)
 
     return send

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
+from agents.telemetry.human_metrics import HumanMetrics, build_human_metrics
+
 OTHER = "other"
 
 _LATENCY_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1.0)
@@ -92,6 +94,7 @@ class Metrics:
     duplicates: Counter
     publish_errors: Counter
     check_process_restarts: Counter
+    human: HumanMetrics  # the judge against people; the human-scale rates
 
     def ratio_gauges(self) -> tuple[Gauge, ...]:
         return (
@@ -268,4 +271,5 @@ def build_metrics(registry: CollectorRegistry) -> Metrics:
             "check_process_restarts",
             "Check processes (RAGMON_CHECK_PROCESSES) started again after one died.",
         ),
+        human=build_human_metrics(registry),
     )

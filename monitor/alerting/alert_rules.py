@@ -9,9 +9,11 @@ them from YAML.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from monitor.estimation.human import window_human
+from monitor.estimation.judge_error import JudgeError
 from monitor.estimation.ppi import LEVEL
 from monitor.estimation.window import rate_figures, window_values
 
@@ -23,6 +25,9 @@ FIGURES: tuple[str, ...] = (
     "coverage",  # cited claims / claims
     "judge_error_rate",  # failed judge calls / judge calls
     "dlq_rate",  # rejected events / events
+    # the judge against human labels over the calibration horizon: the lowest upper bound of its
+    # sensitivity and specificity (both rates); its sample size is the smaller class's labels
+    "judge_agreement",
 )
 WEEK_SECONDS = 7 * 86400.0
 #: Effectively independent looks per window length. A week holds WEEK/window windows with no
@@ -87,6 +92,13 @@ class AlertRule:
         if judged is None or judged < self.min_judged:
             return None
         bound = "upper" if self.op == "below" else "lower"
+        calibration = figures.calibration.get(self.figure)
+        if calibration is not None and figures.sums:
+            # on the human scale once calibrated, at the rule's own level: the 95% bounds in
+            # `values` are the gauges', not the rule's
+            human = window_human(figures.sums, self.figure, replace(calibration, level=self.level))
+            if human is not None and human.lower is not None and human.upper is not None:
+                return human.upper if self.op == "below" else human.lower
         if self.level == LEVEL or not figures.sums:
             return figures.values.get(f"{self.figure}_{bound}")
         estimate = rate_figures(figures.sums, self.figure, self.level).estimate
@@ -120,6 +132,9 @@ class WindowFigures:
     counts: Mapping[str, int] = field(default_factory=dict)
     #: the window's estimation sums, for a rule whose interval is at another level than 95%
     sums: Mapping[str, int] = field(default_factory=dict)
+    #: per estimated figure, the judge-vs-human table it is corrected with once calibrated
+    #: (agents/stream/human_scale.py); empty: the judge's scale
+    calibration: Mapping[str, JudgeError] = field(default_factory=dict)
 
     def sample_size(self, figure: str) -> int:
         """What `min_events` is compared with for `figure`."""
@@ -155,7 +170,17 @@ class WindowFigures:
         if figure not in ESTIMATED or lo is None or hi is None:
             return f"{figure} {value:.3f}"
         n = int(self.values.get(f"{figure}_judged") or 0)
-        return f"{figure} {value:.3f} (95% interval {lo:.3f}-{hi:.3f}, {n} judged claims)"
+        return f"{figure} {value:.3f} (95% interval {lo:.3f}-{hi:.3f}, {n} judged claims{self._scale(figure)})"
+
+    def _scale(self, figure: str) -> str:
+        """Which scale the figure is on, when the stream says (agents/stream/human_scale.py)."""
+        human = self.values.get(f"{figure}_scale_human")
+        if human is None:
+            return ""
+        if human:
+            labels = int(self.values.get(f"{figure}_calibration_labels") or 0)
+            return f"; human scale, {labels} calibration labels"
+        return "; judge scale"
 
 
 def _ratio(numerator: int, denominator: int) -> float | None:

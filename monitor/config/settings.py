@@ -295,6 +295,17 @@ class Settings(BaseSettings):
         default_factory=lambda: {"gpt-4o-mini": (0.15, 0.60), "gpt-4o": (2.50, 10.00)}
     )
 
+    # --- Human labels: the judge measured, the rates on the human scale (docs/estimation.md) --
+    #: RAGMON_CALIBRATION_HORIZON_SECONDS: calibration pairs (a human label and the judge's
+    #: verdict on one claim) count while the judge's verdict is younger than this (7 days).
+    #: Longer than the window: judges drift slowly, windows are short; `judge_drift` checks it.
+    calibration_horizon_seconds: float = Field(default=7 * 86_400.0, gt=0)
+    #: RAGMON_CALIBRATION_MIN_LABELS: human labels of each class (positive and negative for
+    #: the rate) before the human-scale figures replace the judge's scale (30).
+    calibration_min_labels: int = Field(default=30, ge=1)
+    #: RAGMON_JUDGED_CLAIMS_KEPT: judged claims a worker remembers to pair a late human label
+    #: with the judge's verdict (in memory, newest kept).
+    judged_claims_kept: int = Field(default=100_000, ge=0)
     # --- Grafana / alerts --------------------------------------------------------------------
     #: RAGMON_GRAFANA_URL: e.g. http://127.0.0.1:3000 (empty: alerts go to the log).
     grafana_url: str | None = None

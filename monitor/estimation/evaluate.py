@@ -65,11 +65,24 @@ def base_sums(units: Sequence[EvalUnit]) -> dict[str, int]:
     return sums
 
 
+def sample_sums(
+    units: Sequence[EvalUnit], base: Mapping[str, int], judged: Sequence[int]
+) -> dict[str, int]:
+    """The window sums of one judge sample: `base` plus the judged units' label sums."""
+    sums = dict(base)
+    for i in judged:
+        u = units[i]
+        if u.label is not None and u.score is not None:
+            s, h = LABEL_VALUES[u.label]
+            _add(sums, label_sums([u.score], s, h))
+    return sums
+
+
 def sample_figures(
     units: Sequence[EvalUnit], base: Mapping[str, int], judged: Sequence[int]
 ) -> dict[str, Any]:
     """Estimates and correction figures for one judge sample (indexes into `units`)."""
-    sums = dict(base)
+    sums = sample_sums(units, base, judged)
     claims = sup = unsup = 0
     for u in units:
         claims += u.claims
@@ -80,7 +93,6 @@ def sample_figures(
         if u.label is None or u.score is None:
             continue
         s, h = LABEL_VALUES[u.label]
-        _add(sums, label_sums([u.score], s, h))
         sup += s * u.judgeable - u.judgeable_supported
         unsup += h * u.judgeable - u.judgeable_unsupported
     out: dict[str, Any] = {"n": len(judged)}
@@ -170,8 +182,11 @@ def resample(
     resamples: int = 200,
     seed: int = 0,
     progress: Callable[[int], None] | None = None,
+    relabel: Callable[[int], Sequence[EvalUnit]] | None = None,
 ) -> dict[str, Any]:
-    """The figures of `ragmon eval --rates` (per rate: truth, cheap, medians, coverage)."""
+    """The figures of `ragmon eval --rates` (per rate: truth, cheap, medians, coverage).
+    `relabel(r)`: the units with the judge's labels of resample r (a simulated judge:
+    monitor.estimation.evaluate_human); None: `units` as they are."""
     if not units:
         raise ValueError("no labelled event with a claim")
     base = base_sums(units)
@@ -184,7 +199,8 @@ def resample(
     missing = 0
     for r in range(resamples):
         rng = random.Random(seed * 1_000_003 + r)
-        fig = sample_figures(units, base, draw(units, judge_rate, rng))
+        judged_units = units if relabel is None else relabel(r)
+        fig = sample_figures(judged_units, base, draw(judged_units, judge_rate, rng))
         ns.append(fig["n"])
         for rate in RATES:
             f, acc = fig[rate], per[rate]

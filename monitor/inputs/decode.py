@@ -14,7 +14,14 @@ from typing import Any
 from monitor.config.options import CheckOptions
 from monitor.inputs.envelope import envelope_format, read_response
 from monitor.inputs.jsonread import Unreadable
-from monitor.records.models import AnswerEvent, Document, GoldSpan, Rejection, Segment
+from monitor.records.models import (
+    AnswerEvent,
+    Document,
+    GoldClaim,
+    GoldSpan,
+    Rejection,
+    Segment,
+)
 
 _APP_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 _GOLD_LABELS = ("supported", "partially_supported", "not_supported")
@@ -169,6 +176,27 @@ def _gold(raw: Any) -> tuple[str | None, tuple[GoldSpan, ...] | None, Any]:
     return answer, spans, label
 
 
+_CLAIM_LABELS = (*_GOLD_LABELS, "abstain")
+
+
+def _gold_claims(raw: Any) -> tuple[GoldClaim, ...] | None:
+    """`gold.claims: [{index | text, label}]` (per-claim labels of a canary)."""
+    if not isinstance(raw, dict) or "claims" not in raw:
+        return None
+    out = []
+    for i, item in enumerate(_list(raw["claims"], "gold.claims")):
+        where = f"gold.claims[{i}]"
+        claim = _obj(item, where)
+        if claim.get("label") not in _CLAIM_LABELS:
+            raise _Invalid(f"{where}.label must be one of {', '.join(_CLAIM_LABELS)}")
+        index = _int(claim["index"], f"{where}.index", 0) if "index" in claim else None
+        text = _str(claim, "text", f"{where}.")
+        if index is None and text is None:
+            raise _Invalid(f"{where} needs index or text")
+        out.append(GoldClaim(label=claim["label"], index=index, text=text))
+    return tuple(out)
+
+
 def _build(obj: dict[str, Any]) -> AnswerEvent:
     if "schema_version" in obj and obj["schema_version"] != "1":
         raise _Invalid('schema_version must be "1"')
@@ -206,6 +234,7 @@ def _build(obj: dict[str, Any]) -> AnswerEvent:
         gold_answer=gold_answer,
         gold_spans=gold_spans,
         gold_label=gold_label,
+        gold_claims=_gold_claims(obj["gold"]) if "gold" in obj else None,
         metadata=metadata,
     )
 

@@ -34,7 +34,10 @@ def scale_of(figure: str, values: Mapping[str, Any] | None = None) -> str:
     if figure not in ESTIMATED:
         return "count"
     named = (values or {}).get(f"{figure}_scale")
-    return named if isinstance(named, str) and named else "judge"
+    if isinstance(named, str) and named:
+        return named
+    # the stream's human-scale figures (agents/stream/human_scale.py) flag themselves 1.0
+    return "human" if (values or {}).get(f"{figure}_scale_human") == 1.0 else "judge"
 
 
 def _number(value: Any, digits: int = 6) -> float | None:

@@ -17,6 +17,7 @@ from monitor.oncall.html_bits import CSS as _CSS
 from monitor.oncall.html_bits import esc, link, when
 from monitor.oncall.links import API_PATH, EVIDENCE_PATH
 from monitor.oncall.page_head import render_alerts, render_figures, render_not_found
+from monitor.oncall.review import ReviewForms
 
 __all__ = ["esc", "link", "render_index", "render_not_found", "render_page", "when"]
 
@@ -82,7 +83,11 @@ def quoted(citation: Mapping[str, Any]) -> str:
     return f'<div class="meta">quoted: “{esc(quote)}”</div>'
 
 
-def _claims_table(claims: Sequence[Mapping[str, Any]]) -> str:
+def _claims_table(
+    claims: Sequence[Mapping[str, Any]],
+    entry: Mapping[str, Any] | None = None,
+    review: ReviewForms | None = None,
+) -> str:
     rows = []
     for c in claims:
         judge = c.get("judge") or {}
@@ -95,9 +100,10 @@ def _claims_table(claims: Sequence[Mapping[str, Any]]) -> str:
             f"<tr><td>{esc(c.get('index'))}</td><td>{esc(c.get('text', '(text not kept)'))}</td>"
             f"<td>{esc(c.get('citation_indexes'))}</td><td>{esc(c.get('verdict'))} "
             f"({esc(c.get('score'))}, {esc(c.get('tier'))})<br>{esc(reasons)}</td>"
-            f"<td>{judged}</td></tr>"
+            f"<td>{judged}</td>{review.cell(entry or {}, c) if review else ''}</tr>"
         )
-    head = "<tr><th>#</th><th>claim</th><th>cites</th><th>cheap verdict, reasons</th><th>judge</th></tr>"
+    head = "<tr><th>#</th><th>claim</th><th>cites</th><th>cheap verdict, reasons</th><th>judge</th>"
+    head += "<th>people</th></tr>" if review else "</tr>"
     return f"<table>{head}{''.join(rows)}</table>"
 
 
@@ -114,7 +120,7 @@ def _citations(citations: Sequence[Mapping[str, Any]], text_level: object = None
     return f"<ul>{''.join(parts)}</ul>"
 
 
-def _answer(entry: Mapping[str, Any], base: str) -> str:
+def _answer(entry: Mapping[str, Any], base: str, review: ReviewForms | None = None) -> str:
     move = entry.get("move")
     moved = (
         ""
@@ -159,7 +165,7 @@ def _answer(entry: Mapping[str, Any], base: str) -> str:
         body.append(
             f'<p class="meta">answer of {esc(entry["answer_chars"])} characters: claims only</p>'
         )
-    body.append(_claims_table(claims))
+    body.append(_claims_table(claims, entry, review))
     body.append(_citations(entry.get("citations") or [], entry.get("text_level")))
     if judge.get("answer"):
         body.append(f"<p><b>Judge on the answer</b>: {esc(judge['answer'].get('reasoning'))}</p>")
@@ -167,7 +173,10 @@ def _answer(entry: Mapping[str, Any], base: str) -> str:
     return "\n".join(body)
 
 
-def render_page(report: Mapping[str, Any], base: str = "") -> str:
+def render_page(
+    report: Mapping[str, Any], base: str = "", review: ReviewForms | None = None
+) -> str:
+    """`review`: the human-review forms (monitor/oncall/review.py), for a login that may."""
     rule = report.get("rule")
     title = f"ragmon evidence: {report.get('app')}" + (f" · {rule}" if rule else "")
     head = [f"<h1>{esc(title)}</h1>", render_alerts(report), render_figures(report)]
@@ -197,7 +206,7 @@ def render_page(report: Mapping[str, Any], base: str = "") -> str:
             "moved the rate towards the threshold (each is at or below the range's rate); add "
             "<code>&amp;verdict=not_supported</code> to list answers by verdict.</p>"
         )
-    body = "\n".join(head + [_answer(a, base) for a in answers])
+    body = "\n".join(head + [_answer(a, base, review) for a in answers])
     return (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
         f"<title>{esc(title)}</title><style>{_CSS}</style></head><body>{body}</body></html>"

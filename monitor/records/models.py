@@ -84,6 +84,16 @@ class GoldSpan:
 
 
 @record
+class GoldClaim:
+    """A per-claim gold label of a canary (`gold.claims`): by index in the checked answer or by
+    text; `abstain` is "can't tell"."""
+
+    label: str
+    index: int | None = None
+    text: str | None = None
+
+
+@record
 class AnswerEvent:
     event_id: str
     answer: str
@@ -98,6 +108,7 @@ class AnswerEvent:
     gold_answer: str | None = None
     gold_spans: tuple[GoldSpan, ...] | None = None
     gold_label: GoldLabel | None = None
+    gold_claims: tuple[GoldClaim, ...] | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     adapted: Adapted | None = None  # read from a vendor API's response (monitor/inputs)
 

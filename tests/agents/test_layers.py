@@ -16,6 +16,7 @@ RANKS: dict[str, float] = {
     "checking": 3,
     "semantic": 3.5,  # the embedding model: beside the check processes, below the judge
     "judging": 4,
+    "labelling": 4.5,  # human labels: the labels topic, joined with the judge's verdicts
     "grafana": 5,
     "evidence": 6,
     "stream": 7,

@@ -13,6 +13,7 @@ import json
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from prometheus_client import CollectorRegistry, start_http_server
@@ -73,6 +74,17 @@ class Feeder:
         self.sums: dict[str, list[int]] = {}
         self.alerting = Alerting(load_rules(), metrics)
         metrics.judge_enabled.set(1)
+        # human labels of the judged claims (a stand-in: the judge's verdict, one in five
+        # flipped), so the judge's sensitivity/specificity and the human-scale gauges exist
+        from types import SimpleNamespace
+
+        from agents.stream.human_scale import HumanScale
+        from monitor.estimation.pairs import CalibrationPairs
+
+        self.pairs = CalibrationPairs(1e9)
+        self.human = HumanScale(
+            SimpleNamespace(calibration_min_labels=1), metrics.human, self.pairs
+        )
 
     def feed(self, events: list[bytes]) -> None:
         m = self.m
@@ -138,8 +150,18 @@ class Feeder:
                 for i in items
             ]
             sums = add_vectors(sums, judge_delta(claims, [i.cheap_score or 0.0 for i in items]))
+            self._labels(app, verdict.event_id, [c["verdict"] for c in claims], items)
             self.m.estimation_answers.labels(app=app, outcome="labelled").inc()
         self.sums[app] = sums
+
+    def _labels(self, app: str, event_id: str, verdicts: list[str], items: list[Any]) -> None:
+        from monitor.records.labels import HumanLabel, JudgeSide
+
+        flip = {"supported": "not_supported", "not_supported": "supported"}
+        for n, (judged, item) in enumerate(zip(verdicts, items, strict=True)):
+            human = flip.get(judged, "supported") if n % 5 == 4 else judged
+            side = JudgeSide(judged, "gpt-4o-mini", time.time(), app)
+            self.pairs.put(HumanLabel(event_id, human, "import", 1.0, item.claim_index, judge=side))
 
     def _publish(self) -> None:
         """What the aggregate agent exports: the rolling gauges, and the alert rules' verdicts."""
@@ -188,6 +210,8 @@ class Feeder:
                 if value is not None:
                     gauge.labels(app=app).set(value)
             self.alerting.observe(figures, examples=self.failing.get(app, []))
+            self.human.publish(app, counts, time.time())
+        self.human.publish_judge(self.tallies, time.time())
 
 
 def _judge_calls(metrics: Metrics, n: int) -> None:
@@ -249,7 +273,7 @@ def test_prometheus_rules_load_evaluate_and_record(
     prom, _ = fed_prometheus
     check_rules_loaded_and_healthy(prom)
     records = [(r["record"], r["expr"]) for r in shipped_prometheus_rules() if "record" in r]
-    assert len(records) == 6 and empty_results(prom, records, ()) == []
+    assert len(records) == 7 and empty_results(prom, records, ()) == []
 
 
 def test_alert_rule_figures_have_data(fed_prometheus: tuple[Prometheus, Feeder]) -> None:
@@ -280,7 +304,7 @@ def test_grafana_alert_rule_queries_parse_and_return_series(
     prom, _ = fed_prometheus
     queries = grafana_rule_queries()
     # one per rule and not_reporting, and per estimated rule the estimate, bounds, judged claims
-    assert len(queries) == 7 + 2 * 4
+    assert len(queries) == 8 + 2 * 4
     assert empty_results(prom, queries, ()) == []
     [up] = prom.series('sum(up{job="ragmon"})')
     assert float(up["value"][1]) == 1.0

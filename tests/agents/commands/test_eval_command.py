@@ -153,3 +153,53 @@ def test_eval_alerts_reports_every_rule_on_an_estimated_figure(
 
 def test_eval_alerts_refuses_a_bad_incident() -> None:
     assert main(["eval", "--alerts", "--incident", "0.5"]) != 0
+
+
+def test_eval_rates_rejects_half_a_simulated_judge(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ev_path, lab_path = write(tmp_path)
+    args = ["eval", str(ev_path), "--labels", str(lab_path), "--rates"]
+    assert main([*args, "--judge-sensitivity", "0.9"]) != 0
+    assert "go together" in capsys.readouterr().err
+    assert main([*args, "--judge-sensitivity", "1.5", "--judge-specificity", "0.7"]) != 0
+    assert "[0, 1]" in capsys.readouterr().err
+    assert main([*args, "--human-labels", "0"]) != 0
+    assert "--human-labels" in capsys.readouterr().err
+
+
+def test_eval_rates_with_a_perfect_simulated_judge_and_every_label(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Se = Sp = 1 and every event judged and human-labelled: every estimate is the truth
+    ev_path, lab_path = write(tmp_path)
+    out_path = tmp_path / "rates.json"
+    args = ["eval", str(ev_path), "--labels", str(lab_path), "--rates", "--judge-rate", "1"]
+    args += ["--judge-sensitivity", "1", "--judge-specificity", "1", "--human-labels", "10"]
+    assert main([*args, "--resamples", "3", "--json", str(out_path)]) == 0
+    assert "simulated (sensitivity 1, specificity 1)" in capsys.readouterr().out
+    got = json.loads(out_path.read_text())
+    assert got["human_labels"] == 10 and got["judge_sensitivity"] == 1.0
+    for rate in ("support", "hallucination"):
+        r = got[rate]
+        assert r["judge_scale_abs_error_median"] == 0.0
+        assert r["corrected_abs_error_median"] == pytest.approx(0.0, abs=1e-12)
+        assert r["corrected_ci_coverage"] == 1.0
+        assert "estimate_abs_error_median" in r and "ci_coverage" in r  # old keys kept
+
+
+@pytest.mark.skipif(not DEV.is_dir(), reason="needs ../shared/eval/dev")
+def test_eval_rates_human_scale_on_wice(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    events, labels = DEV / "wice-dev.events.jsonl", DEV / "wice-dev.labels.jsonl"
+    out_path = tmp_path / "rates.json"
+    args = ["eval", str(events), "--labels", str(labels), "--rates", "--resamples", "200"]
+    args += ["--judge-sensitivity", "0.9", "--judge-specificity", "0.7", "--human-labels", "200"]
+    assert main([*args, "--json", str(out_path)]) == 0
+    got = json.loads(out_path.read_text())
+    for rate in ("support", "hallucination"):
+        r = got[rate]
+        assert 0.88 <= r["corrected_ci_coverage"] <= 1.0  # 95% nominal; 200 resamples
+        assert r["corrected_abs_error_median"] < r["judge_scale_abs_error_median"]
+        assert r["corrected_ci_halfwidth_median"] <= r["human_only_ci_halfwidth_median"]
+    # the simulated judge reads hallucination far above the truth (0.123 -> ~0.37)
+    assert got["hallucination"]["judge_scale_abs_error_median"] > 0.15

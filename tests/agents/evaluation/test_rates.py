@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import pytest
+
+from agents.cli import main
 from agents.evaluation.rates import _judge_label, format_rates, rates_figures, units_of
 from tests.agents.helpers import mixed_verdict
 
@@ -61,3 +67,33 @@ def test_the_text_report_counts_judged_events_as_counts() -> None:
     assert f"median {shown} events judged per resample" in text
     assert "." not in shown or shown.endswith(".5")  # a count, or halfway between two
     assert "Agresti-Coull adjusted, finite-population" in text
+
+
+def test_span_labels_give_one_unit_per_claim(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a: one claim, no span (supported); b: the same claim and a second one inside a marked
+    # span (not supported): 3 claims, truth support 2/3, hallucination 1/3
+    doc = {"id": "1", "text": "Revenue grew by 5% in 2020 across Europe. Costs fell in Asia."}
+    good = "Revenue grew by 5% in 2020 across Europe."
+    bad = "Profits doubled in Africa during 2019 and 2018."
+    events = [
+        {"event_id": "a", "answer": good, "documents": [doc]},
+        {"event_id": "b", "answer": f"{good} {bad}", "documents": [doc]},
+    ]
+    labels = [
+        {"event_id": "a", "spans": []},
+        {"event_id": "b", "spans": [{"start": len(good) + 1, "end": len(good) + 9}]},
+    ]
+    ev, lab, out = tmp_path / "e.jsonl", tmp_path / "l.jsonl", tmp_path / "r.json"
+    ev.write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    lab.write_text("\n".join(json.dumps(r) for r in labels) + "\n")
+    args = ["eval", str(ev), "--labels", str(lab), "--rates", "--judge-rate", "1"]
+    assert main([*args, "--resamples", "2", "--json", str(out)]) == 0
+    assert "labelled claims" in capsys.readouterr().out
+    got = json.loads(out.read_text())
+    assert got["unit"] == "claim" and got["events"] == 3
+    assert got["support"]["truth"] == pytest.approx(2 / 3)
+    assert got["hallucination"]["truth"] == pytest.approx(1 / 3)
+    # the oracle judge judging every claim: the estimate is the truth
+    assert got["hallucination"]["estimate_abs_error_median"] == pytest.approx(0.0, abs=1e-12)

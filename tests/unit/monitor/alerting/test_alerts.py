@@ -74,11 +74,14 @@ def test_defaults_match_the_seed_thresholds() -> None:
     )
     assert (rules["coverage_low"].op, rules["coverage_low"].threshold) == ("below", 0.50)
     assert {r.figure for r in rules.values()} >= {"judge_error_rate", "dlq_rate"}
+    # judge_drift counts human labels of the smaller class, not events
+    assert (rules["judge_drift"].figure, rules["judge_drift"].min_events) == ("judge_agreement", 30)
     for rule in rules.values():
-        # the estimated rules: half a false page a week, no `for`, a 30-minute quiet period
+        # the estimated rules: a stated false-page budget, no `for`, a 30-minute quiet period
         # (chosen with `ragmon eval --alerts`, docs/alerting.md); the exact ratios: `for: 2m`
         estimated = rule.figure in ("support", "hallucination")
-        assert rule.window_seconds == 300 and rule.min_events == 20
+        events = 30 if rule.name == "judge_drift" else 20
+        assert rule.window_seconds == 300 and rule.min_events == events
         assert rule.for_seconds == (0 if estimated else 120)
         assert rule.keep_firing_for == (1800 if estimated else 0)
         # hysteresis on the healthy side of every threshold

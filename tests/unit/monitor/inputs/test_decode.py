@@ -95,6 +95,18 @@ def test_minimal_and_full_event() -> None:
             "schema_violation",
         ),
         (b'{"event_id": "e", "answer": "x", "schema_version": "2"}', "schema_violation"),
+        (
+            b'{"event_id": "e", "answer": "x", "gold": {"claims": [{"label": "supported"}]}}',
+            "schema_violation",
+        ),
+        (
+            b'{"event_id": "e", "answer": "x", "gold": {"claims": [{"index": 0, "label": "no"}]}}',
+            "schema_violation",
+        ),
+        (
+            b'{"event_id": "e", "answer": "x", "gold": {"claims": [{"index": -1, "label": "abstain"}]}}',
+            "schema_violation",
+        ),
         (b'{"event_id": "e", "answer": "x", "data": [1]}', "schema_violation"),
     ],
 )
@@ -213,3 +225,23 @@ def test_a_valid_app_name_is_kept_on_a_rejection() -> None:
     obj = {"event_id": "e1", "app": "support-bot.v2", "answer": "x", "documents": "not a list"}
     got = decode_event(json.dumps(obj).encode(), CheckOptions())
     assert isinstance(got, Rejection) and got.app == "support-bot.v2"
+
+
+def test_per_claim_gold_labels() -> None:
+    raw = {
+        "event_id": "c",
+        "answer": "x",
+        "gold": {
+            "claims": [{"index": 1, "label": "not_supported"}, {"text": "x", "label": "abstain"}]
+        },
+    }
+    event = decode_event(json.dumps(raw).encode(), CheckOptions())
+    assert isinstance(event, AnswerEvent) and event.gold_claims is not None
+    assert [(g.index, g.text, g.label) for g in event.gold_claims] == [
+        (1, None, "not_supported"),
+        (None, "x", "abstain"),
+    ]
+    plain = decode_event(
+        b'{"event_id": "c", "answer": "x", "gold": {"label": "supported"}}', CheckOptions()
+    )
+    assert isinstance(plain, AnswerEvent) and plain.gold_claims is None

@@ -50,6 +50,9 @@ def test_the_alert_record_holds_what_the_rule_decided_on() -> None:
     assert alert_record(transition(), 60.0)["window_seconds"] == 60.0
     assert scale_of("validity") == "count"
     assert scale_of("support", {"support_scale": "human"}) == "human"
+    # the stream's flag (agents/stream/human_scale.py): 1.0 once calibrated, 0.0 before
+    assert scale_of("hallucination", {"hallucination_scale_human": 1.0}) == "human"
+    assert scale_of("hallucination", {"hallucination_scale_human": 0.0}) == "judge"
 
 
 def test_the_report_finds_the_alert_of_its_rule_in_the_range_and_the_page_shows_it() -> None:
