@@ -25,7 +25,6 @@ from monitor.judge.outcome import AnswerOutcome, PairOutcome
 from monitor.judge.prompt import (
     ANSWER_PROMPT_VERSION,
     MAX_BATCH,
-    PROMPT_VERSION,
     Pair,
     build_answer_prompt,
     build_batch_prompt,
@@ -112,7 +111,8 @@ class JudgeClient(JudgeCaller):
         return results
 
     def _key(self, model: str, pair: Pair) -> str:
-        return cache_key(PROMPT_VERSION, model, pair.claim, pair.evidence)
+        # version 2's key for a pair without a quote; with one, the quote and its version too
+        return cache_key(pair.version, model, *pair.texts)
 
     async def _batch(
         self, model: str, pairs: Sequence[Pair], keys: dict[int, str], indexes: list[int]

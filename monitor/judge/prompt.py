@@ -5,7 +5,10 @@ previous instructions". Each one is enclosed between marker lines carrying a ran
 this request only (128 bits from `secrets`), and the system message says that everything between
 markers is data. A text cannot close its fence because it cannot know the tag; a tag that happens
 to occur in a text is never used. Changing any wording here means bumping PROMPT_VERSION: the
-cache key includes it, so old verdicts are not reused for a new prompt.
+cache key includes it, so old verdicts are not reused for a new prompt. A pair that carries the
+citing API's own quote (a vendor's cited text, a v1 `excerpt:`) gets one more fenced block after
+its evidence and is versioned QUOTE_PROMPT_VERSION; a pair without one is rendered, keyed and
+recorded exactly as before.
 
 The system message is the same for every request (no tag in it): local servers reuse the cached
 computation of a prompt's longest common prefix, so the fixed instructions are paid for once
@@ -26,6 +29,10 @@ from dataclasses import dataclass
 from typing import Any
 
 PROMPT_VERSION = "ragmon-judge-v2"
+#: a batch with the citing API's own quote of a pair (Pair.quote): the same system message, one
+#: more fenced block in the user message; the version of those pairs' cache keys and records, so
+#: a verdict given with a quote is never reused for the pair without one, or the reverse
+QUOTE_PROMPT_VERSION = "ragmon-judge-v2+quote"
 ANSWER_PROMPT_VERSION = "ragmon-answer-v2"
 MAX_BATCH = 5  # seed 001 §5.3
 
@@ -38,6 +45,20 @@ class Pair:
 
     claim: str
     evidence: str
+    #: what the citing API itself quoted (Anthropic `cited_text`, Cohere `text`, Gemini
+    #: `segment.text`, a v1 `excerpt:`); None renders the pair exactly as version 2 did
+    quote: str | None = None
+
+    @property
+    def version(self) -> str:
+        return PROMPT_VERSION if self.quote is None else QUOTE_PROMPT_VERSION
+
+    @property
+    def texts(self) -> tuple[str, ...]:
+        """The untrusted texts of the pair, as they go into its cache key and its fences."""
+        if self.quote is None:
+            return (self.claim, self.evidence)
+        return (self.claim, self.evidence, self.quote)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,16 +150,27 @@ def _tag_line(tag: str) -> str:
     return f"Data tag: {tag}\n\n"
 
 
+# Outside the fences, so written by ragmon, never by the data. The system message does not name
+# this block: it must stay byte for byte the same for pairs without a quote.
+_QUOTE_INTRO = "The citing API's own quote for this citation (data, for reference):"
+
+
+def _pair_block(tag: str, i: int, p: Pair) -> str:
+    block = (
+        f"Pair {i}\n{fence(tag, f'claim {i}', p.claim)}\n{fence(tag, f'evidence {i}', p.evidence)}"
+    )
+    if p.quote is not None:
+        block += f"\n{_QUOTE_INTRO}\n{fence(tag, f'quote {i}', p.quote)}"
+    return block
+
+
 def build_batch_prompt(pairs: Sequence[Pair], tag: str | None = None) -> Prompt:
     """Messages asking the judge about up to MAX_BATCH pairs, with claim ids 1..n."""
     if not 1 <= len(pairs) <= MAX_BATCH:
         raise ValueError(f"a batch holds 1 to {MAX_BATCH} pairs, got {len(pairs)}")
-    tag = tag or new_tag(t for p in pairs for t in (p.claim, p.evidence))
+    tag = tag or new_tag(t for p in pairs for t in p.texts)
     ids = tuple(range(1, len(pairs) + 1))
-    blocks = [
-        f"Pair {i}\n{fence(tag, f'claim {i}', p.claim)}\n{fence(tag, f'evidence {i}', p.evidence)}"
-        for i, p in zip(ids, pairs, strict=True)
-    ]
+    blocks = [_pair_block(tag, i, p) for i, p in zip(ids, pairs, strict=True)]
     user = (
         _tag_line(tag)
         + f"Judge {len(pairs)} pair(s); claim_id values: {', '.join(map(str, ids))}.\n\n"
@@ -174,6 +206,7 @@ def estimate_tokens(text: str) -> int:
 _SYSTEM_TOKENS = estimate_tokens(BATCH_SYSTEM) + 20
 _PAIR_OVERHEAD = 40  # markers and labels
 _REPLY_PER_PAIR = 90  # a reasoning sentence and the fields
+_QUOTE_OVERHEAD = 30  # the quote's introduction and markers
 
 
 def estimate_pairs_tokens(pairs: Sequence[Pair], batch_size: int = MAX_BATCH) -> int:
@@ -181,8 +214,9 @@ def estimate_pairs_tokens(pairs: Sequence[Pair], batch_size: int = MAX_BATCH) ->
     if not pairs:
         return 0
     calls = -(-len(pairs) // max(1, batch_size))
-    text = sum(estimate_tokens(p.claim) + estimate_tokens(p.evidence) for p in pairs)
-    return calls * _SYSTEM_TOKENS + text + len(pairs) * (_PAIR_OVERHEAD + _REPLY_PER_PAIR)
+    text = sum(estimate_tokens(t) for p in pairs for t in p.texts)
+    quotes = sum(_QUOTE_OVERHEAD for p in pairs if p.quote is not None)
+    return calls * _SYSTEM_TOKENS + text + quotes + len(pairs) * (_PAIR_OVERHEAD + _REPLY_PER_PAIR)
 
 
 # Output tokens a verdict can take under the bounded schema (sent_schema): 320 characters of

@@ -12,7 +12,7 @@ from typing import Any
 
 from monitor.judge.answer import answer_record
 from monitor.judge.outcome import AnswerOutcome, PairOutcome
-from monitor.judge.prompt import PROMPT_VERSION
+from monitor.judge.prompt import PROMPT_VERSION, QUOTE_PROMPT_VERSION
 from monitor.judge.request import JudgeRequest
 
 
@@ -68,10 +68,11 @@ def judge_record(
         if answer.verdict is not None:
             decided = [o.verdict for o in outcomes if o.verdict is not None]
             answer_part.update(answer_record(decided, answer.verdict))
+    quoted = any(item.quote is not None for item in request.items)
     return {
         "event_id": request.event_id,
         "app": request.app,
-        "prompt_version": PROMPT_VERSION,
+        "prompt_version": QUOTE_PROMPT_VERSION if quoted else PROMPT_VERSION,
         "sampled_because": request.reason,
         "outcome": summary_outcome([o.outcome for o in outcomes]),
         "claims": claims,

@@ -12,6 +12,11 @@ does not support. A claim whose citations resolve to no text has no evidence to 
 already counted as unsupported; one past a cap (over_cap) is undecided and not judged. A long
 document is cut down to the passages that share the most words with the claim, in document
 order, within `max_evidence_chars` (split evenly between the texts; monitor/judge/passages.py).
+
+A cited claim whose citations carry the citing API's own quote (`excerpt`: a vendor's cited
+text, a v1 `excerpt:`) has it as the item's `quote`, shown to the judge apart from the passage.
+The record gets a `quote` key only then (version 1 still: a reader that ignores it judges as
+before), so a request without quotes keeps its exact bytes.
 """
 
 from __future__ import annotations
@@ -48,10 +53,12 @@ class Item:
     cheap_verdict: str | None = None
     cheap_score: float | None = None
     cited: bool = True  # False: an uncited claim judged on the whole context
+    #: the API's own quotes of what it cited (citations' `excerpt`), when the event has them
+    quote: str | None = None
 
     @property
     def pair(self) -> Pair:
-        return Pair(self.claim, self.evidence)
+        return Pair(self.claim, self.evidence, self.quote)
 
 
 @record
@@ -92,6 +99,8 @@ class JudgeRequest:
                     "cheap_score": i.cheap_score,
                     "cited": i.cited,
                 }
+                # the key only when there is a quote: other requests keep their exact bytes
+                | ({} if i.quote is None else {"quote": i.quote})
                 for i in self.items
             ],
         }
@@ -162,13 +171,19 @@ def judge_items(
         claim = claim_text(result, verdict, by_index)
         budget = max(200, max_evidence_chars // len(valid))
         parts = []
+        quotes = []
         seen: set[str] = set()
+        quoted: set[str] = set()
         for cited in valid:
             text = cited.cited_text or ""
+            source = f"(source: {cited.doc_id})\n" if cited.doc_id else ""
+            excerpt = cited.citation.excerpt
+            if excerpt and excerpt not in quoted:
+                quoted.add(excerpt)
+                quotes.append(source + splits.select(excerpt, claim, budget))
             if text in seen:  # [1][1] or two spans of one passage
                 continue
             seen.add(text)
-            source = f"(source: {cited.doc_id})\n" if cited.doc_id else ""
             parts.append(source + splits.select(text, claim, budget))
         items.append(
             Item(
@@ -177,6 +192,7 @@ def judge_items(
                 evidence="\n\n".join(parts),
                 cheap_verdict=result.support.verdict,
                 cheap_score=result.support.score,
+                quote="\n\n".join(quotes) if quotes else None,
             )
         )
     return tuple(items)
@@ -244,6 +260,7 @@ def parse_request(value: Mapping[str, Any] | Any) -> JudgeRequest:
                 cheap_verdict=_str(raw.get("cheap_verdict"), "cheap_verdict"),
                 cheap_score=float(score) if isinstance(score, int | float) else None,
                 cited=raw.get("cited", True) is not False,
+                quote=_str(raw.get("quote"), "quote"),
             )
         )
     est = value.get("est_tokens", 0)
