@@ -381,7 +381,7 @@ def run_alerts(args: argparse.Namespace, settings: Any) -> int:
         raise InputError("--incident-every must leave at least 10 minutes between incidents")
     options = settings.check_options()
     claims = {}
-    for events, labels in alerts_eval.data_files(args):
+    for events, labels in alerts_eval.data_files(args, settings.eval_dir):
         checked, _ = load_checked(events, options)
         claims[events] = labelled_claims(checked, load_label_rows(labels))
     rules = load_rules(args.rules or settings.rules_file)

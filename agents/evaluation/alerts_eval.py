@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -80,13 +79,13 @@ def parse_incident(text: str | None) -> tuple[float, float]:
     return p0, p1
 
 
-def data_files(args: argparse.Namespace) -> list[tuple[str, str]]:
+def data_files(args: argparse.Namespace, eval_dir: str | None = None) -> list[tuple[str, str]]:
     pairs = [tuple(x) for x in (args.alerts_data or [])]
     if args.events and args.labels:
         pairs.insert(0, (args.events, args.labels))
     if pairs:
         return [(str(a), str(b)) for a, b in pairs]
-    root = Path(os.environ.get("RAGMON_EVAL_DIR") or Path("..") / "shared" / "eval" / "dev")
+    root = Path(eval_dir or Path("..") / "shared" / "eval" / "dev")
     found = [
         (str(root / f"{n}-dev.events.jsonl"), str(root / f"{n}-dev.labels.jsonl")) for n in DEV_SETS
     ]

@@ -317,6 +317,9 @@ class Settings(BaseSettings):
     grafana_folder: str = "ragmon"
     #: RAGMON_RULES_FILE: YAML alert rules; empty = built-in defaults.
     rules_file: str | None = None
+    #: RAGMON_EVAL_DIR: the folder of labelled dev sets `ragmon eval --alerts` draws claims from
+    #: when given none (empty = ../shared/eval/dev).
+    eval_dir: str | None = None
     #: RAGMON_GRAFANA_TIMEOUT_SECONDS: per HTTP call; a slow Grafana never blocks the stream.
     grafana_timeout_seconds: float = Field(default=5.0, gt=0)
     #: RAGMON_GRAFANA_DATASOURCE_UID: the Prometheus data source the alert rules query.
