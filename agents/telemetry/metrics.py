@@ -91,6 +91,8 @@ class Metrics:
     duplicates: Counter
     publish_errors: Counter
     check_process_restarts: Counter
+    abstained_answers: Counter
+    abstention_ratio: Gauge
 
     def ratio_gauges(self) -> tuple[Gauge, ...]:
         return (
@@ -99,6 +101,7 @@ class Metrics:
             self.window_events,
             *(gauge for trio in self.estimates.values() for gauge in trio),
             self.window_judged_claims,
+            self.abstention_ratio,
         )
 
     def estimate_gauges(self, rate: str) -> tuple[Gauge, Gauge, Gauge]:
@@ -260,5 +263,17 @@ def build_metrics(registry: CollectorRegistry) -> Metrics:
         check_process_restarts=counter(
             "check_process_restarts",
             "Check processes (RAGMON_CHECK_PROCESSES) started again after one died.",
+        ),
+        abstained_answers=counter(
+            "abstained_answers",
+            'Checked answers whose every claim abstains ("the passages do not say"): '
+            "refusals, neither supported nor hallucinated.",
+            ("app",),
+        ),
+        abstention_ratio=gauge(
+            "abstention_ratio",
+            "Answers whose every claim abstains / checked answers in the rolling window "
+            "(a surge: retrieval stopped finding what users ask about).",
+            ("app",),
         ),
     )

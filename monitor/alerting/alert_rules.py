@@ -22,6 +22,7 @@ FIGURES: tuple[str, ...] = (
     "coverage",  # cited claims / claims
     "judge_error_rate",  # failed judge calls / judge calls
     "dlq_rate",  # rejected events / events
+    "abstention",  # answers whose every claim abstains / checked answers (a refusal surge)
 )
 #: Figures that are estimates with a 95% interval (monitor/estimation): a rule on them watches the
 #: bound on the far side of its threshold (a `below` rule the upper bound, an `above` rule the
@@ -105,6 +106,7 @@ class WindowFigures:
             "dlq_rate": _ratio(c("rejected", 0), events),
             "cheap_support": _ratio(c("supported_claims", 0), claims),
             "cheap_hallucination": _ratio(c("unsupported_claims", 0), claims),
+            "abstention": _ratio(c("abstained_answers", 0), events - c("rejected", 0)),
         }
         values.update(window_values(counts))
         # the judge error rate's minimum counts judge calls, not events

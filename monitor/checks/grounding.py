@@ -30,6 +30,7 @@ from monitor.citations.values import checkable_number, value_stated
 from monitor.config.options import CheckOptions
 from monitor.records.models import AnswerEvent, Claim, Support
 from monitor.records.record import record
+from monitor.text.abstention import MIN_RESIDUE_WORDS, abstention_spans, content_words, residue
 from monitor.text.negation import NEGATION_RE
 from monitor.text.words import identifiers
 
@@ -41,6 +42,9 @@ LONG_TEXT = 4_000  # past this, a document's stem and bigram sets are built once
 
 NO_CONTEXT = Support("not_supported", 0.0, "high", "rules", (UNCITED, "no_context"))
 UNDECIDED = Support("unverifiable", 0.5, "low", "rules", (UNCITED, OVER_CAP))
+ABSTENTION = "abstention"
+# a refusal: neither support nor hallucination; 0.5 is the score of "no evidence either way"
+ABSTAINED = Support("abstain", 0.5, "high", "rules", (UNCITED, ABSTENTION))
 
 
 def _leaves(node: Any, path: list[str], depth: int, out: list[tuple[str, Any]]) -> None:
@@ -145,11 +149,18 @@ def _symbol_passage(claim: str, texts: list[str]) -> str | None:
 
 
 def ground_uncited(claim: Claim, context: Context, options: CheckOptions) -> Support:
-    """The verdict on an uncited claim from the event's context (`context_of`)."""
+    """The verdict on an uncited claim from the event's context (`context_of`). A refusal
+    ("the passages do not say") abstains; the content beside a refusal clause is what is
+    checked ("X is Y, but the passages do not say Z": X is Y)."""
+    text = claim.text
+    refusals = abstention_spans(text)
+    if refusals:
+        text = residue(text, refusals)
+        if content_words(text) < MIN_RESIDUE_WORDS:
+            return ABSTAINED
     texts = context.texts
     if not texts:
         return NO_CONTEXT
-    text = claim.text
     core = claim_core(text)
     for t in texts:
         if verbatim(text, t, core):

@@ -7,6 +7,7 @@ import pytest
 
 from monitor.check import check_event
 from monitor.checks.grounding import context_texts, render_data
+from monitor.checks.scoring import claim_tally
 from monitor.config.options import CheckOptions
 from monitor.records.models import AnswerEvent, Document
 
@@ -125,3 +126,40 @@ def test_an_uncited_claim_about_code_is_checked_against_the_symbol_lines() -> No
     # 2 is in the document, but not in the lines of `beta`
     (bad,), _ = run("The `beta` function multiplies its input by 2.", documents=docs)
     assert bad[0] == "not_supported" and "number_missing:2" in bad[1]
+
+
+def test_a_refusal_abstains_and_counts_in_no_rate() -> None:
+    claims, scores = run(
+        "Rainfall in the basin doubled during the spring of 2021. "
+        "However, the passages do not say how much rain fell in June."
+    )
+    assert claims[0][0] == "supported"
+    assert claims[1] == ("abstain", ("uncited", "abstention"))
+    # the refusal is neither support nor hallucination, nor a claim that lacks a citation
+    assert (scores.support_rate, scores.hallucination_rate, scores.coverage) == (1.0, 0.0, 0.0)  # type: ignore[attr-defined]
+
+
+def test_an_answer_of_refusals_is_an_abstaining_answer() -> None:
+    event = AnswerEvent(
+        "e",
+        "Unable to answer based on the given passages. Je ne peux pas répondre.",
+        documents=DOCS,
+    )
+    verdict = check_event(event, CheckOptions())
+    assert [c.support.verdict for c in verdict.claims] == ["abstain", "abstain"]
+    assert verdict.scores.hallucination_rate is None and verdict.scores.support_rate is None
+    tally = claim_tally(verdict.claims, set())
+    assert tally.abstaining and (tally.abstained, tally.claims) == (2, 0)
+
+
+def test_the_content_beside_a_refusal_is_checked() -> None:
+    claims, _ = run(
+        "The reservoir held 40 million cubic metres in May, but the passages do not mention "
+        "the level in July."
+    )
+    assert claims[0][0] == "supported"
+    claims, _ = run(
+        "The reservoir held 90 million cubic metres in May, but the passages do not mention "
+        "the level in July."
+    )
+    assert claims[0][0] == "not_supported"
