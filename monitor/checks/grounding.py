@@ -2,9 +2,11 @@
 support, not what the answer forgot to cite.
 
 An uncited claim is first a citation-coverage problem (`coverage`). It is then checked against
-every document of the event (and the event's `data`, rendered as "key words = value" lines), as
+every document of the event (and the event's `data`, rendered as "key words: value" lines,
+data_text.py), as
 if it cited the one that supports it best: a claim found verbatim in one (between sentence
-boundaries), or stating a value of the data under its key, is supported by rule; a claim naming
+boundaries), or stating a value of the data under its key with the rest of what it says in
+that value's record, is supported by rule; a claim naming
 a code symbol is checked against the lines around it; otherwise the lexical tier scores it against the document that
 shares most of its content words (the one it would have cited), contrast checks included (a
 claim that flips a document's statement is not supported by it). Every such verdict carries the reason `uncited`, so coverage and grounding stay
@@ -20,12 +22,19 @@ reason `over_cap`) and left out of the answer's rates.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from monitor.checks.contrast import claim_core, verbatim
-from monitor.checks.evidence import claim_terms, index_evidence
-from monitor.checks.support import lexical_support
+from monitor.checks.contrast import MIN_ALIGNED, claim_core, verbatim
+from monitor.checks.data_claims import (
+    Attribute,
+    attribute_conflicts,
+    attributes,
+    data_times,
+    time_conflicts,
+)
+from monitor.checks.data_text import Leaf, data_lines, line, render_lines
+from monitor.checks.evidence import ClaimTerms, claim_terms, index_evidence
+from monitor.checks.support import CONTRADICTION_FACTOR, lexical_support
 from monitor.citations.values import checkable_number, value_stated
 from monitor.config.options import CheckOptions
 from monitor.records.models import AnswerEvent, Claim, Support
@@ -36,7 +45,6 @@ from monitor.text.words import identifiers
 
 UNCITED = "uncited"
 OVER_CAP = "over_cap"
-MAX_DATA_LINES = 2_000  # leaves of `data` rendered as context
 SYMBOL_LINES = 5  # lines around a code symbol an uncited claim about it is checked against
 LONG_TEXT = 4_000  # past this, a document's stem and bigram sets are built once for all claims
 
@@ -47,60 +55,34 @@ ABSTENTION = "abstention"
 ABSTAINED = Support("abstain", 0.5, "high", "rules", (UNCITED, ABSTENTION))
 
 
-def _leaves(node: Any, path: list[str], depth: int, out: list[tuple[str, Any]]) -> None:
-    if depth > 32 or len(out) >= MAX_DATA_LINES:
-        return
-    if isinstance(node, dict):
-        for key, value in node.items():
-            _leaves(value, [*path, str(key)], depth + 1, out)
-    elif isinstance(node, list):
-        for i, value in enumerate(node):
-            _leaves(value, [*path, str(i)], depth + 1, out)
-    else:
-        out.append((" ".join(p.replace("_", " ") for p in path if not p.isdigit()), node))
-
-
-def _shown(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool) or value is None:
-        return "true" if value else "false" if value is not None else "null"
-    if isinstance(value, int | float):
-        return str(value)  # json.dumps per leaf cost more than the rest of the grounding
-    return json.dumps(value, default=str)
-
-
 def data_leaves(data: Any) -> list[tuple[str, Any]]:
     """(key words, value) of every leaf of `data`: `{"quote": {"premium": 300}}` →
-    [("quote premium", 300)]."""
-    out: list[tuple[str, Any]] = []
-    _leaves(data, [], 0, out)
-    return out
-
-
-def render_data(data: Any) -> str:
-    """`data` as lines a claim can be compared with: "quote premium = 300"."""
-    return "\n".join(f"{words} = {_shown(value)}" for words, value in data_leaves(data))
+    [("quote premium", 300)] (data_text.py)."""
+    return [(words, value) for words, value, _, _ in data_lines(data)]
 
 
 @record
 class Context:
-    """The event's retrieved context: every document's text, then its data rendered as text,
-    and the data's leaves."""
+    """The event's retrieved context: every document's text, then its data rendered as text
+    (data_text.py), and the data's leaves."""
 
     texts: list[str]
-    leaves: list[tuple[str, Any]]
+    leaves: list[Leaf]
+    attributes: list[Attribute]  # the data's boolean/null attributes (data_claims.py)
+    times: frozenset[int]  # the clock times the data states (minutes after midnight)
 
 
 def context_of(event: AnswerEvent) -> Context:
     texts = [t for t in (doc.full_text for doc in event.documents) if t and not t.isspace()]
-    leaves: list[tuple[str, Any]] = []
+    leaves: list[Leaf] = []
     if event.data is not None:
-        leaves = data_leaves(event.data)
+        leaves = data_lines(event.data)
         if leaves:
-            texts.append("\n".join(f"{words} = {_shown(value)}" for words, value in leaves))
+            texts.append(render_lines(leaves))
     # not deduplicated: hashing whole documents per answer costs more than a repeat
-    return Context(texts, leaves)
+    if not leaves:
+        return Context(texts, leaves, [], frozenset())
+    return Context(texts, leaves, attributes(leaves), data_times(leaves))
 
 
 def context_texts(event: AnswerEvent) -> list[str]:
@@ -108,25 +90,42 @@ def context_texts(event: AnswerEvent) -> list[str]:
     return context_of(event).texts
 
 
-def _value_in_data(claim: str, leaves: list[tuple[str, Any]], options: CheckOptions) -> bool:
+def _value_in_data(claim: str, context: Context, options: CheckOptions) -> bool:
     """The claim states a value of the data under its key's last word ("The premium ... is
-    1,200" for quote.premium = 1200), and negates nothing."""
+    1,200" for quote.premium = 1200), negates nothing, states no figure the data lacks, and
+    the rest of what it says is found near the value: at least half of its content words (the
+    share contrast.py asks of an aligned sentence) in the value's own record (its sibling
+    leaves) and the record's top level. One matching number is not enough: "3.5 stars from 3
+    reviews" is not supported by `business_stars = 3.5` alone."""
     if NEGATION_RE.search(claim) is not None:
         return False
     lowered = claim.lower()
-    for words, value in leaves:
+    terms: ClaimTerms | None = None
+    leaves = context.leaves
+    for words, value, _, parent in leaves:
         key = words.rsplit(" ", 1)[-1] if words else ""
         if not key or key not in lowered or isinstance(value, bool):
             continue
-        if checkable_number(value) is not None or (isinstance(value, str) and len(value) >= 3):
-            stated = value_stated(
-                value,
-                [claim],
-                rel_tol=options.numeric_rel_tolerance,
-                min_similarity=options.string_min_similarity,
-            )
-            if stated:
-                return True
+        if checkable_number(value) is None and not (isinstance(value, str) and len(value) >= 3):
+            continue
+        stated = value_stated(
+            value,
+            [claim],
+            rel_tol=options.numeric_rel_tolerance,
+            min_similarity=options.string_min_similarity,
+        )
+        if not stated:
+            continue
+        if terms is None:
+            terms = claim_terms(claim)
+            everything = index_evidence(context.texts[-1])
+            if any(not everything.has_number(m) for m in terms.numbers):
+                return False  # a figure of the claim that the data does not hold
+        top = leaves[0][3] if leaves else 0
+        record_text = "\n".join(line(leaf) for leaf in leaves if leaf[3] in (parent, top))
+        found = index_evidence(record_text).stems_found(terms.terms)
+        if terms.terms and len(found) >= MIN_ALIGNED * len(terms.terms):
+            return True
     return False
 
 
@@ -165,8 +164,12 @@ def ground_uncited(claim: Claim, context: Context, options: CheckOptions) -> Sup
     for t in texts:
         if verbatim(text, t, core):
             return Support("supported", 1.0, "high", "rules", (UNCITED, "verbatim_in_context"))
-    if context.leaves and _value_in_data(text, context.leaves, options):
-        return Support("supported", 1.0, "high", "rules", (UNCITED, "value_in_data"))
+    conflicts: list[str] = []
+    if context.leaves:
+        conflicts = attribute_conflicts(text, context.attributes)
+        conflicts += time_conflicts(text, context.times)
+        if not conflicts and _value_in_data(text, context, options):
+            return Support("supported", 1.0, "high", "rules", (UNCITED, "value_in_data"))
     best = texts[0]
     passage = _symbol_passage(text, texts) if "`" in text or "_" in text else None
     if passage is not None:
@@ -186,6 +189,11 @@ def ground_uncited(claim: Claim, context: Context, options: CheckOptions) -> Sup
             if n > shared:
                 best, shared = t, n
     support = lexical_support(text, [best], claim.kind)
+    if conflicts:  # the record says otherwise (or nothing): a changed fact, as in support.py
+        score = round(support.score * CONTRADICTION_FACTOR, 4)
+        return Support(
+            "not_supported", score, "high", "lexical", (UNCITED, *support.reasons, *conflicts)
+        )
     return Support(
         support.verdict,
         support.score,

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from monitor.check import check_event
-from monitor.checks.grounding import context_texts, render_data
+from monitor.checks.data_text import render_data
+from monitor.checks.grounding import context_texts
 from monitor.checks.scoring import claim_tally
 from monitor.config.options import CheckOptions
 from monitor.records.models import AnswerEvent, Document
@@ -68,7 +69,7 @@ def test_without_context_an_uncited_claim_is_not_supported() -> None:
 def test_data_is_context_too() -> None:
     data = {"quote": {"premium": 300, "holder_name": "Dana Reyes"}, "items": [{"price": 12}]}
     assert render_data(data) == (
-        "quote premium = 300\nquote holder name = Dana Reyes\nitems price = 12"
+        "quote premium: 300\nquote holder name: Dana Reyes\nitems price: 12"
     )
     event = AnswerEvent("e", "", data=data, documents=(Document("d", "x"),))
     assert context_texts(event) == ["x", render_data(data)]
