@@ -115,6 +115,11 @@ def _split(text: str) -> list[_Sentence]:
     return out
 
 
+def sentences_of(text: str) -> list[_Sentence]:
+    """The sentences of an evidence text (text, tokens, stems), memoised per text."""
+    return _split(text)
+
+
 def claim_core(claim: str) -> str:
     """The claim with its spacing normalised and its end punctuation cut (for `verbatim`)."""
     if claim.isascii() and claim.isprintable() and "  " not in claim:
