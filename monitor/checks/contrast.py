@@ -190,9 +190,19 @@ def negated(text: str, start: int = 0, end: int | None = None) -> bool:
     return left > 0
 
 
+# a lead-in does not reach across these: a cue before a colon, a dash or a bracket belongs to
+# another clause ("... was never disputed: The University is under investigation")
+_LEAD_IN_STOP = re.compile(r"[:;()\[\]—–]|--|\.(?=[A-Z])")
+
+
 def _negated_region(sentence: _Sentence, hits: list[int]) -> bool:
     first = max(0, hits[0] - LEAD_IN_WORDS)
     start = sentence.spans[first][0]
+    if first < hits[0]:
+        lead = sentence.text[start : sentence.spans[hits[0]][0]]
+        stops = list(_LEAD_IN_STOP.finditer(lead))
+        if stops:
+            start += stops[-1].end()
     end = sentence.spans[hits[-1]][1]
     # the cue may follow the last shared word's auxiliary: "X was not" ... keep one word more
     if hits[-1] + 1 < len(sentence.spans):
