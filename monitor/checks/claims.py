@@ -24,7 +24,10 @@ _META_RE = re.compile(
     r"^(?:(?:this|in this)\s+(?:section|answer|response)\b"
     r"|see\s+(?:also|more|below|above)\b"
     r"|note\s*:"
-    r"|(?:sources?|references?|citations?)\s*:)",
+    r"|(?:sources?|references?|citations?)\s*:"
+    # the answer's closing courtesies: about the conversation, not the world
+    r"|(?:please\s+)?(?:let\s+me\s+know|feel\s+free\s+to)\b"
+    r"|i\s+hope\s+(?:this|that)\s+(?:helps|answers)\b|hope\s+(?:this|that)\s+helps\b)",
     re.I,
 )
 # The answer announcing itself ("Here is a summary of the article in 121 words:", "Based on the

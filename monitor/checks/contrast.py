@@ -47,7 +47,11 @@ from monitor.text.words import STEMS, STOPWORDS, wordset
 
 _TOKEN_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 # a sentence ends at [.!?] before white space (not inside "4.2" or "U.S.A") or at a line break
-_SENTENCE_RE = re.compile(r"(?:[^.!?\n]|[.!?](?!\s|$))+(?:[.!?]+|\n|$)")
+# ... or where a word of two lower-case letters or more runs into a capital ("diet.These": a
+# missing space, not an abbreviation like "U.S.A" or "Ph.D")
+_SENTENCE_RE = re.compile(
+    r"(?:[^.!?\n]|(?<![a-z][a-z])[.!?](?!\s|$)|[.!?](?![\sA-Z]|$))+(?:[.!?]+|\n|$)"
+)
 # Litotes: a plain negator right before (one word between at most) a word that is itself
 # negative cancels it: "did not fail to", "never once failed to", "not impossible", "can't deny"
 _NEGATIVE_WORD = re.compile(
@@ -167,6 +171,43 @@ def _align(
     if best is None or best_n < MIN_ALIGNED * len(claim_stems):
         return None
     return best[0], best[1], best_n / len(claim_stems)
+
+
+# A source that says it does not know how many ("it wasn't clear how many were killed")
+# supports no definite count ("the strike killed thousands"); a claim that hedges may stand.
+_SOURCE_HEDGE_RE = re.compile(
+    r"\b(?:unclear|unknown|uncertain|unconfirmed|not\s+(?:yet\s+|immediately\s+)?"
+    r"(?:clear|known|certain|confirmed)|(?:is|was|are|were)n['’]t\s+(?:yet\s+|immediately\s+)?"
+    r"(?:clear|known|certain|confirmed)|no\s+word\s+on)\s+(?:exactly\s+)?"
+    r"(?:how\s+(?:many|much)|the\s+(?:exact\s+)?(?:number|toll|extent|amount|size|scale))\b",
+    re.I,
+)
+_COUNT_RE = re.compile(
+    r"\d|\b(?:dozens|scores|hundreds|thousands|millions|billions|many|numerous|several|"
+    r"few|all|none)\b",
+    re.I,
+)
+_CLAIM_HEDGE_RE = re.compile(
+    r"\b(?:unclear|unknown|uncertain|unconfirmed|not\s+(?:yet\s+|immediately\s+)?"
+    r"(?:clear|known|certain)|may|might|could|possibly|perhaps|reportedly|allegedly|"
+    r"apparently|likely|unlikely|estimated|about|around|approximately|unspecified|"
+    r"undisclosed|an?\s+number\s+of)\b|n['’]t\s+(?:yet\s+|immediately\s+)?(?:clear|known)",
+    re.I,
+)
+
+
+def _hedged_source(claim: str, sentence: _Sentence, texts: Sequence[str]) -> bool:
+    """The aligned sentence, or the one after it, says the source does not know how many,
+    and the claim states a count without hedging."""
+    if _COUNT_RE.search(claim) is None or _CLAIM_HEDGE_RE.search(claim) is not None:
+        return False
+    for text in texts:
+        sentences = _split(text)
+        for i, other in enumerate(sentences):
+            if other is sentence:
+                after = sentences[i + 1].text if i + 1 < len(sentences) else ""
+                return _SOURCE_HEDGE_RE.search(f"{sentence.text} {after}") is not None
+    return False
 
 
 def negated(text: str, start: int = 0, end: int | None = None) -> bool:
@@ -385,6 +426,8 @@ def contrasts(claim: str, texts: Sequence[str], names_missing: bool) -> tuple[st
             out.append(f"date_mismatch:{format_date(missing[0])}")
     if share >= POLARITY_ALIGNED and claim_negated != _negated_region(sentence, hits):
         out.append("negation_mismatch")
+    if _hedged_source(claim, sentence, texts):  # aligned on half its words at least
+        out.append("hedged_source")
     # the claim's predicate is by definition not in the sentence: the rest must be
     if share * len(stems) >= POLARITY_ALIGNED * (len(stems) - 1):
         opposite = _antonym(tokens, sentence)

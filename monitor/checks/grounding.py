@@ -22,6 +22,7 @@ reason `over_cap`) and left out of the answer's rates.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from monitor.checks.contrast import MIN_ALIGNED, claim_core, verbatim
@@ -147,6 +148,26 @@ def _symbol_passage(claim: str, texts: list[str]) -> str | None:
     return None
 
 
+# "According to passage 1", "(Passage 2 & 3)", "Step 6:": numbers that name a source or a
+# list item, not figures the source must state
+_SOURCE_NUMBER_RE = re.compile(
+    r"\b((?:passages?|documents?|docs?|sources?|excerpts?|snippets?|articles?|results?|"
+    r"references?|paragraphs?)\s+)#?\d{1,3}(?:\s*(?:,|and|&|or|-|to)\s*#?\d{1,3})*\b",
+    re.I,
+)
+_ITEM_RE = re.compile(
+    r"^\W*(?:step|item|point|tip|option|method|way|reason)\s+\d{1,3}\s*[:.)-]\s*", re.I
+)
+
+
+def source_references_removed(text: str) -> str:
+    """The claim without the numbers of its source references and list labels."""
+    if not any(c.isdigit() for c in text):
+        return text
+    text = _ITEM_RE.sub("", text)
+    return _SOURCE_NUMBER_RE.sub(r"\1", text)
+
+
 def ground_uncited(claim: Claim, context: Context, options: CheckOptions) -> Support:
     """The verdict on an uncited claim from the event's context (`context_of`). A refusal
     ("the passages do not say") abstains; the content beside a refusal clause is what is
@@ -160,6 +181,7 @@ def ground_uncited(claim: Claim, context: Context, options: CheckOptions) -> Sup
     texts = context.texts
     if not texts:
         return NO_CONTEXT
+    text = source_references_removed(text)
     core = claim_core(text)
     for t in texts:
         if verbatim(text, t, core):

@@ -273,3 +273,10 @@ def test_the_answer_announcing_itself_is_no_claim(text: str) -> None:
 )
 def test_a_claim_after_a_preamble_is_still_a_claim(text: str) -> None:
     assert is_claim(text, 3)
+
+
+@pytest.mark.parametrize(
+    "text", ["Let me know if you have any further questions.", "I hope this helps you decide."]
+)
+def test_closing_courtesies_are_no_claims(text: str) -> None:
+    assert not is_claim(text, 3)

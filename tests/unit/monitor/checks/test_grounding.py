@@ -164,3 +164,34 @@ def test_the_content_beside_a_refusal_is_checked() -> None:
         "the level in July."
     )
     assert claims[0][0] == "not_supported"
+
+
+def test_source_references_and_list_labels_are_no_figures() -> None:
+    from monitor.checks.grounding import source_references_removed
+
+    assert source_references_removed(
+        "According to passage 1, pay is 30 dollars (Passage 2 & 3)."
+    ) == ("According to passage , pay is 30 dollars (Passage ).")
+    assert source_references_removed("Step 6: Serve it at 70 degrees.") == "Serve it at 70 degrees."
+    (claim,), _ = run(
+        "According to passage 2, rainfall in the basin doubled during the spring of 2021."
+    )
+    assert claim[0] == "supported"  # "2" names the passage, it is no figure the passage lacks
+
+
+def test_a_source_unsure_of_a_count_supports_no_definite_count() -> None:
+    docs = (
+        Document(
+            "a",
+            "Jets struck a depot near the border on Monday. It was not immediately clear how "
+            "many soldiers died in the strike. Officials praised the crews.",
+        ),
+    )
+    (definite,), _ = run(
+        "Jets struck a depot near the border, killing thousands of soldiers.", documents=docs
+    )
+    assert definite[0] == "not_supported" and "hedged_source" in definite[1]
+    (hedged,), _ = run(
+        "Jets struck a depot near the border; how many soldiers died is unclear.", documents=docs
+    )
+    assert "hedged_source" not in hedged[1]

@@ -52,3 +52,19 @@ def test_a_cue_in_another_clause_does_not_negate() -> None:
     )
     flipped = "The university is not under investigation for its handling."
     assert "negation_mismatch" in contrasts(flipped, [source], False)
+
+
+def test_a_missing_space_after_a_sentence_still_ends_it() -> None:
+    from monitor.checks.contrast import sentences_of
+
+    got = [
+        s.text
+        for s in sentences_of(
+            "Not essential to obtain from your diet.These include X. The U.S.A grew 4.2 pct."
+        )
+    ]
+    assert got == [
+        "Not essential to obtain from your diet.",
+        "These include X.",
+        "The U.S.A grew 4.2 pct.",
+    ]
