@@ -89,17 +89,47 @@ _CALENDAR = wordset(
 )
 
 
+# A source that says it does not know how many ("it wasn't clear how many were killed")
+# supports no definite count ("the strike killed thousands"); a claim that hedges may stand.
+_SOURCE_HEDGE_RE = re.compile(
+    r"\b(?:unclear|unknown|uncertain|unconfirmed|not\s+(?:yet\s+|immediately\s+)?"
+    r"(?:clear|known|certain|confirmed)|(?:is|was|are|were)n['’]t\s+(?:yet\s+|immediately\s+)?"
+    r"(?:clear|known|certain|confirmed)|no\s+word\s+on)\s+(?:exactly\s+)?"
+    r"(?:how\s+(?:many|much)|the\s+(?:exact\s+)?(?:number|toll|extent|amount|size|scale))\b",
+    re.I,
+)
+# parts of the words every hedge above holds: the regex runs only on sentences that have one
+_HEDGE_HINTS = ("lear", "nown", "ertain", "onfirm", "ord on")
+_COUNT_RE = re.compile(
+    r"\d|\b(?:dozens|scores|hundreds|thousands|millions|billions|many|numerous|several|"
+    r"few|all|none)\b",
+    re.I,
+)
+_CLAIM_HEDGE_RE = re.compile(
+    r"\b(?:unclear|unknown|uncertain|unconfirmed|not\s+(?:yet\s+|immediately\s+)?"
+    r"(?:clear|known|certain)|may|might|could|possibly|perhaps|reportedly|allegedly|"
+    r"apparently|likely|unlikely|estimated|about|around|approximately|unspecified|"
+    r"undisclosed|an?\s+number\s+of)\b|n['’]t\s+(?:yet\s+|immediately\s+)?(?:clear|known)",
+    re.I,
+)
+
+
 class _Sentence:
     """One evidence sentence: its text, word tokens with their offsets, and lower-cased words."""
 
-    __slots__ = ("spans", "stems", "text", "tokens")
+    __slots__ = ("hedged", "next_hedged", "spans", "stem_set", "stems", "text", "tokens")
 
     def __init__(self, text: str) -> None:
         self.text = text = text.strip()
+        # the source says it does not know how many (read once per sentence, not per claim);
+        # the next sentence's too: a hedge may follow what it hedges
+        self.hedged = any(w in text for w in _HEDGE_HINTS) and bool(_SOURCE_HEDGE_RE.search(text))
+        self.next_hedged = False
         found = [(m.group(0).lower(), m.start(), m.end()) for m in _TOKEN_RE.finditer(text)]
         self.tokens = [t for t, _, _ in found]
         self.spans = [(s, e) for _, s, e in found]
         self.stems = [STEMS[t] for t in self.tokens]
+        self.stem_set = frozenset(self.stems) - {""}
 
 
 _SENTENCES_MAX = 512
@@ -112,6 +142,8 @@ def _split(text: str) -> list[_Sentence]:
         _sentences.move_to_end(text)
         return found
     out = [_Sentence(m.group(0)) for m in _SENTENCE_RE.finditer(text) if m.group(0).strip()]
+    for before, after in zip(out, out[1:], strict=False):
+        before.next_hedged = after.hedged
     if len(text) <= 200_000:
         _sentences[text] = out
         if len(_sentences) > _SENTENCES_MAX:
@@ -160,54 +192,26 @@ def _align(
     """The evidence sentence sharing most of the claim's content stems, the positions of the
     shared tokens in it and the share of the claim's stems it holds; None when no sentence holds
     at least MIN_ALIGNED of them."""
-    best: tuple[_Sentence, list[int]] | None = None
+    best: _Sentence | None = None
     best_n = 0
     for text in texts:
         for sentence in _split(text):
-            hits = [i for i, s in enumerate(sentence.stems) if s and s in claim_stems]
-            n = len({sentence.stems[i] for i in hits})
+            # distinct shared stems by one set intersection (C), the positions for the winner
+            n = len(claim_stems & sentence.stem_set)
             if n > best_n:
-                best, best_n = (sentence, hits), n
+                best, best_n = sentence, n
     if best is None or best_n < MIN_ALIGNED * len(claim_stems):
         return None
-    return best[0], best[1], best_n / len(claim_stems)
+    hits = [i for i, s in enumerate(best.stems) if s and s in claim_stems]
+    return best, hits, best_n / len(claim_stems)
 
 
-# A source that says it does not know how many ("it wasn't clear how many were killed")
-# supports no definite count ("the strike killed thousands"); a claim that hedges may stand.
-_SOURCE_HEDGE_RE = re.compile(
-    r"\b(?:unclear|unknown|uncertain|unconfirmed|not\s+(?:yet\s+|immediately\s+)?"
-    r"(?:clear|known|certain|confirmed)|(?:is|was|are|were)n['’]t\s+(?:yet\s+|immediately\s+)?"
-    r"(?:clear|known|certain|confirmed)|no\s+word\s+on)\s+(?:exactly\s+)?"
-    r"(?:how\s+(?:many|much)|the\s+(?:exact\s+)?(?:number|toll|extent|amount|size|scale))\b",
-    re.I,
-)
-_COUNT_RE = re.compile(
-    r"\d|\b(?:dozens|scores|hundreds|thousands|millions|billions|many|numerous|several|"
-    r"few|all|none)\b",
-    re.I,
-)
-_CLAIM_HEDGE_RE = re.compile(
-    r"\b(?:unclear|unknown|uncertain|unconfirmed|not\s+(?:yet\s+|immediately\s+)?"
-    r"(?:clear|known|certain)|may|might|could|possibly|perhaps|reportedly|allegedly|"
-    r"apparently|likely|unlikely|estimated|about|around|approximately|unspecified|"
-    r"undisclosed|an?\s+number\s+of)\b|n['’]t\s+(?:yet\s+|immediately\s+)?(?:clear|known)",
-    re.I,
-)
-
-
-def _hedged_source(claim: str, sentence: _Sentence, texts: Sequence[str]) -> bool:
+def _hedged_source(claim: str, sentence: _Sentence) -> bool:
     """The aligned sentence, or the one after it, says the source does not know how many,
     and the claim states a count without hedging."""
-    if _COUNT_RE.search(claim) is None or _CLAIM_HEDGE_RE.search(claim) is not None:
+    if not (sentence.hedged or sentence.next_hedged):
         return False
-    for text in texts:
-        sentences = _split(text)
-        for i, other in enumerate(sentences):
-            if other is sentence:
-                after = sentences[i + 1].text if i + 1 < len(sentences) else ""
-                return _SOURCE_HEDGE_RE.search(f"{sentence.text} {after}") is not None
-    return False
+    return _COUNT_RE.search(claim) is not None and _CLAIM_HEDGE_RE.search(claim) is None
 
 
 def negated(text: str, start: int = 0, end: int | None = None) -> bool:
@@ -426,7 +430,7 @@ def contrasts(claim: str, texts: Sequence[str], names_missing: bool) -> tuple[st
             out.append(f"date_mismatch:{format_date(missing[0])}")
     if share >= POLARITY_ALIGNED and claim_negated != _negated_region(sentence, hits):
         out.append("negation_mismatch")
-    if _hedged_source(claim, sentence, texts):  # aligned on half its words at least
+    if _hedged_source(claim, sentence):  # aligned on half its words at least
         out.append("hedged_source")
     # the claim's predicate is by definition not in the sentence: the rest must be
     if share * len(stems) >= POLARITY_ALIGNED * (len(stems) - 1):

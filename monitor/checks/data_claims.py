@@ -42,6 +42,7 @@ _YES_VALUES = frozenset({"yes", "true", "y", "1", "free", "paid", "available"})
 _CLOCK_RE = re.compile(
     r"\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?\s?m\b\.?|\b([01]?\d|2[0-3]):([0-5]\d)\b", re.I
 )
+_DIGIT_RE = re.compile(r"\d")
 _DATA_TIME_RE = re.compile(r"\b([01]?\d|2[0-4]):([0-5]?\d)\b")
 
 
@@ -128,7 +129,12 @@ def _clauses(text: str) -> list[str]:
 
 
 def _mentioned(
-    attr: Attribute, words: list[str], cased: list[str], stems: list[str], fused: str
+    attr: Attribute,
+    words: list[str],
+    cased: list[str],
+    stems: list[str],
+    stem_set: set[str],
+    fused: str,
 ) -> int:
     """Position (word index) of the attribute's mention in a clause, -1 when absent."""
     if " " in attr.name and len(attr.fused) >= 5 and attr.fused in fused:  # "takeout"
@@ -136,11 +142,13 @@ def _mentioned(
             if w and (attr.fused.startswith(w) or w.startswith(attr.fused)):
                 return i
     if len(attr.stems) < len(attr.name.split()):  # "take out", "good for groups": the phrase
+        if attr.stems[0] not in stem_set:
+            return -1
         phrase = f" {attr.name} "
         text = f" {' '.join(words)} "
         at = text.find(phrase)
         return -1 if at < 0 else text[:at].count(" ")
-    if not all(s in stems for s in attr.stems):
+    if not stem_set.issuperset(attr.stems):
         return -1
     at = min(stems.index(s) for s in attr.stems)
     # a one-word member of a group without its group's word: an attribute only when it is not
@@ -155,6 +163,12 @@ def attribute_conflicts(claim: str, attrs: list[Attribute]) -> list[str]:
     """Reasons why the record contradicts (or does not state) attributes the claim states."""
     if not attrs:
         return []
+    # the quick look first: a claim none of whose words starts an attribute has no mention
+    flat = claim.replace("-", "").lower()
+    present = {STEMS[w] for w in _WORD_RE.findall(flat)}
+    fused_claim = "".join(_WORD_RE.findall(flat))
+    if not any(a.stems[0] in present or (" " in a.name and a.fused in fused_claim) for a in attrs):
+        return []
     out: list[str] = []
     for clause in _clauses(claim):
         cased = _WORD_RE.findall(clause.replace("-", ""))
@@ -162,11 +176,14 @@ def attribute_conflicts(claim: str, attrs: list[Attribute]) -> list[str]:
         if not words:
             continue
         stems = [STEMS[w] for w in words]
+        stem_set = set(stems)
         fused = "".join(words)
         cue = NEGATION_RE.search(clause)
         cue_at = len(_WORD_RE.findall(clause[: cue.start()].replace("-", ""))) if cue else -1
         for attr in attrs:
-            at = _mentioned(attr, words, cased, stems, fused)
+            if attr.stems[0] not in stem_set and not (" " in attr.name and attr.fused in fused):
+                continue  # the quick look: most attributes are not in most clauses
+            at = _mentioned(attr, words, cased, stems, stem_set, fused)
             if at < 0:
                 continue
             negated = cue is not None and cue_at <= at
@@ -195,7 +212,7 @@ def data_times(leaves: list[Leaf]) -> frozenset[int]:
 
 def time_conflicts(claim: str, times: frozenset[int]) -> list[str]:
     """Clock times of the claim that the data (which states times) does not hold."""
-    if not times or not any(c.isdigit() for c in claim):
+    if not times or _DIGIT_RE.search(claim) is None:
         return []
     out = []
     for m in _CLOCK_RE.finditer(claim):

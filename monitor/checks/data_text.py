@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from typing import Any
 
 from monitor.text.units import is_unit
@@ -63,7 +64,17 @@ _COUNT_UNITS = frozenset(
 YES, NO, UNKNOWN = "yes", "no", "unknown"
 
 
+@lru_cache(maxsize=4096)
+def _key_words(key: str) -> tuple[str, ...]:
+    return tuple(_split_key(key))
+
+
 def key_words(key: str) -> list[str]:
+    """A key as lower-case words (memoised: the keys of a stream's records repeat)."""
+    return list(_key_words(key))
+
+
+def _split_key(key: str) -> list[str]:
     """A key as lower-case words: camelCase humps, snake_case, kebab-case and dotted parts
     split; the fused form kept as well when a hump is one or two letters ("WiFi")."""
     out: list[str] = []
@@ -114,7 +125,7 @@ def _walk(node: Any, path: list[str], parent: int, depth: int, out: list[Leaf]) 
     if isinstance(node, dict):
         me = id(node)
         for key, value in node.items():
-            _walk(value, [*path, *key_words(str(key))], me, depth + 1, out)
+            _walk(value, [*path, *_key_words(str(key))], me, depth + 1, out)
     elif isinstance(node, list):
         if node and all(_plain(v) for v in node) and not all(v is None for v in node):
             shown = ", ".join(_scalar(v) for v in node if v is not None)

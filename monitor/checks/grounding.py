@@ -71,6 +71,8 @@ class Context:
     leaves: list[Leaf]
     attributes: list[Attribute]  # the data's boolean/null attributes (data_claims.py)
     times: frozenset[int]  # the clock times the data states (minutes after midnight)
+    records: dict[int, str]  # an object's lines by its id, filled as claims need them
+    values: list[tuple[str, Any, int]]  # _stated_values (filled on first use)
 
 
 def context_of(event: AnswerEvent) -> Context:
@@ -82,13 +84,44 @@ def context_of(event: AnswerEvent) -> Context:
             texts.append(render_lines(leaves))
     # not deduplicated: hashing whole documents per answer costs more than a repeat
     if not leaves:
-        return Context(texts, leaves, [], frozenset())
-    return Context(texts, leaves, attributes(leaves), data_times(leaves))
+        return Context(texts, leaves, [], frozenset(), {}, [])
+    return Context(texts, leaves, attributes(leaves), data_times(leaves), {}, [])
 
 
 def context_texts(event: AnswerEvent) -> list[str]:
     """The event's retrieved context as texts: every document, then its data."""
     return context_of(event).texts
+
+
+def _record_text(context: Context, parent: int) -> str:
+    """The lines of one object of the data (a value's siblings) and of the data's top level,
+    built once per object and event."""
+    found = context.records.get(parent)
+    if found is None:
+        leaves = context.leaves
+        top = leaves[0][3] if leaves else 0
+        found = "\n".join(line(leaf) for leaf in leaves if leaf[3] in (parent, top))
+        context.records[parent] = found
+    return found
+
+
+def _stated_values(context: Context) -> list[tuple[str, Any, int]]:
+    """(key's last word, value, parent) of the leaves a claim can state: numbers and strings of
+    three characters or more under a key (built once per event)."""
+    found = context.values
+    if not found and context.leaves and not context.records.get(-1):
+        for words, value, _, parent in context.leaves:
+            key = words.rsplit(" ", 1)[-1] if words else ""
+            if not key or isinstance(value, bool):
+                continue
+            # a value a sentence can state: a number, or a short string (a name, a date, an
+            # address; a sentence does not state a whole review text)
+            if checkable_number(value) is not None or (
+                isinstance(value, str) and 3 <= len(value) <= MAX_STATED_CHARS
+            ):
+                found.append((key, value, parent))
+        context.records[-1] = "built"  # (ids are positive) an empty list is built too
+    return found
 
 
 def _value_in_data(claim: str, context: Context, options: CheckOptions) -> bool:
@@ -102,12 +135,8 @@ def _value_in_data(claim: str, context: Context, options: CheckOptions) -> bool:
         return False
     lowered = claim.lower()
     terms: ClaimTerms | None = None
-    leaves = context.leaves
-    for words, value, _, parent in leaves:
-        key = words.rsplit(" ", 1)[-1] if words else ""
-        if not key or key not in lowered or isinstance(value, bool):
-            continue
-        if checkable_number(value) is None and not (isinstance(value, str) and len(value) >= 3):
+    for key, value, parent in _stated_values(context):
+        if key not in lowered:
             continue
         stated = value_stated(
             value,
@@ -122,9 +151,7 @@ def _value_in_data(claim: str, context: Context, options: CheckOptions) -> bool:
             everything = index_evidence(context.texts[-1])
             if any(not everything.has_number(m) for m in terms.numbers):
                 return False  # a figure of the claim that the data does not hold
-        top = leaves[0][3] if leaves else 0
-        record_text = "\n".join(line(leaf) for leaf in leaves if leaf[3] in (parent, top))
-        found = index_evidence(record_text).stems_found(terms.terms)
+        found = index_evidence(_record_text(context, parent)).stems_found(terms.terms)
         if terms.terms and len(found) >= MIN_ALIGNED * len(terms.terms):
             return True
     return False
@@ -155,6 +182,21 @@ _SOURCE_NUMBER_RE = re.compile(
     r"references?|paragraphs?)\s+)#?\d{1,3}(?:\s*(?:,|and|&|or|-|to)\s*#?\d{1,3})*\b",
     re.I,
 )
+_DIGIT_RE = re.compile(r"\d")
+MAX_STATED_CHARS = 200
+# the look before the substitutions: word starts the patterns need
+_SOURCE_WORDS = (
+    "passage",
+    "doc",
+    "source",
+    "excerpt",
+    "snippet",
+    "article",
+    "result",
+    "referen",
+    "paragraph",
+)
+_ITEM_WORDS = ("step", "item", "point", "tip", "option", "method", "way", "reason")
 _ITEM_RE = re.compile(
     r"^\W*(?:step|item|point|tip|option|method|way|reason)\s+\d{1,3}\s*[:.)-]\s*", re.I
 )
@@ -162,10 +204,14 @@ _ITEM_RE = re.compile(
 
 def source_references_removed(text: str) -> str:
     """The claim without the numbers of its source references and list labels."""
-    if not any(c.isdigit() for c in text):
+    if _DIGIT_RE.search(text) is None:
         return text
-    text = _ITEM_RE.sub("", text)
-    return _SOURCE_NUMBER_RE.sub(r"\1", text)
+    low = text.lower()
+    if any(word in low for word in _ITEM_WORDS):
+        text = _ITEM_RE.sub("", text)
+    if any(word in low for word in _SOURCE_WORDS):
+        text = _SOURCE_NUMBER_RE.sub(r"\1", text)
+    return text
 
 
 def ground_uncited(claim: Claim, context: Context, options: CheckOptions) -> Support:

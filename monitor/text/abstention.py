@@ -23,13 +23,17 @@ from __future__ import annotations
 import re
 
 # --- English ------------------------------------------------------------------------------
+# the sources by their noun (a determiner before it changes nothing: the refusal's clause is
+# widened to its start anyway, and a noun-first pattern lets the engine skip ahead)
 _SOURCE = (
-    r"(?:(?:the|these|those|this|that|provided|given|above|retrieved|available|each|any|both|"
-    r"all|other|such|(?:the\s+)?(?:provided|given|above|retrieved|available|supplied))\s+)*"
-    r"(?:passages?|context|documents?|docs?|texts?|articles?|sources?|excerpts?|snippets?|"
-    r"search\s+results|results|references?|information|data|content|materials?|records?|"
-    r"reviews?|(?:json|structured)\s+data)"
+    r"(?:passages?|context|documents?|docs|texts?|articles?|sources?|excerpts?|snippets?|"
+    r"search\s+results|results|references?|information|data|content|reviews?)"
     r"(?:\s+\d+)?(?:\s+(?:provided|given|above|here|supplied|retrieved|available))?"
+)
+# after a preposition: "in the provided passages", "none of the documents"
+_THE_SOURCE = (
+    r"(?:(?:the|these|those|this|that|any|all|each|both)\s+)?"
+    r"(?:(?:provided|given|above|retrieved|available|supplied)\s+)?" + _SOURCE
 )
 _TELL = (
     r"(?:provide|mention|contain|include|specify|state|say|give|discuss|address|offer|cover|"
@@ -60,7 +64,7 @@ _EN = [
     # "The passage mentions X but does not say Y": the refusal coordinated with its subject
     rf"\b{_SOURCE}\s+(?:\S+\s+){{1,15}}?(?:but|and|yet)\s+(?:(?:does|do|did)\s+not|"
     rf"doesn['’]t|don['’]t|didn['’]t)\s+(?:\w+ly\s+)?{_TELL}\b",
-    rf"\bnone\s+of\s+{_SOURCE}\s+(?:\w+ly\s+)?{_TELL}",
+    rf"\bnone\s+of\s+{_THE_SOURCE}\s+(?:\w+ly\s+)?{_TELL}",
     # any subject withholding information: "doesn't provide details on reservations"
     rf"(?:(?:does|do|did)\s+not|doesn['’]t|don['’]t|didn['’]t)\s+(?:\w+ly\s+)?(?:provide|give|"
     rf"offer|include|contain|have|list)\s+(?:any\s+)?(?:\w+\s+)?{_INFO}\s+(?:on|about|"
@@ -77,7 +81,7 @@ _EN = [
     r"\b(?:is|are|was|were|has\s+been|have\s+been)\s+not\s+(?:\w+ly\s+)?(?:mentioned|"
     r"specified|provided|stated|given|discussed|included|addressed|covered|described|"
     r"indicated|explained|listed|detailed|clarified|found|available|known|clear)\s+"
-    rf"(?:in|from|by|within)\s+{_SOURCE}",
+    rf"(?:in|from|by|within)\s+{_THE_SOURCE}",
     r"\b(?:not|n['’]t)\s+(?:\w+\s+){0,2}?(?:enough|sufficient)\s+(?:\w+\s+)?(?:information|"
     r"context|data|details|evidence)",
     r"\b(?:insufficient|limited|no\s+(?:further|additional|more))\s+(?:\w+\s+)?(?:information"
@@ -97,7 +101,7 @@ _EN = [
     r"\s+be\s+(?:given|provided|determined|found)",
     r"\b(?:cannot|can\s*not|can['’]t|could\s+not|couldn['’]t|unable\s+to|impossible\s+to)\s+"
     r"(?:be\s+)?(?:determined?|answered|answer|conclude|ascertain|infer|say)\s+"
-    rf"(?:\w+\s+){{0,6}}?(?:from|based\s+on|with|given|using|in)\s+{_SOURCE}",
+    rf"(?:\w+\s+){{0,6}}?(?:from|based\s+on|with|given|using|in)\s+{_THE_SOURCE}",
     r"\bunable\s+to\s+answer\b",
     r"\b(?:beyond|outside)\s+(?:the\s+)?(?:scope|information)\s+of\s+(?:the|these|this)\s+",
 ]
@@ -178,14 +182,182 @@ _CJK = [
 
 _ABSTAIN_RE = re.compile("|".join(f"(?:{p})" for p in (*_EN, *_FR, *_ES_PT, *_IT, *_DE_NL)), re.I)
 _CJK_RE = re.compile("|".join(f"(?:{p})" for p in _CJK))
-# a cheap look before the patterns run: most sentences of most answers carry none of these
-_HINT_RE = re.compile(
-    r"n['’]t\b|\b(?:not?|cannot|unable|lacks?|insufficient|limited|ne|pas|aucune?|no|não|non|"
-    r"nessun[a]?|ningun[a]?|nenhum[a]?|nicht|keine?n?|niet|geen|onvoldoende|impossible|beyond|"
-    r"outside|sorry|difficult|hard|none)\b"
-    r"|[\u3040-\u30ff\u4e00-\u9fff]",
-    re.I,
+# a cheap look before the patterns run: most sentences of most answers hold no negation, and
+# an English refusal always names what is lacking or who cannot answer (word-set look-ups,
+# not a regex scan: the check runs on every uncited claim)
+_NEGATIVE_WORDS = frozenset(
+    [
+        "no",
+        "not",
+        "cannot",
+        "unable",
+        "lack",
+        "lacks",
+        "insufficient",
+        "limited",
+        "none",
+        "beyond",
+        "outside",
+        "sorry",
+        "difficult",
+        "hard",
+        "impossible",
+    ]
 )
+_TOPIC_WORDS = frozenset(
+    [
+        "passage",
+        "passages",
+        "context",
+        "document",
+        "documents",
+        "doc",
+        "docs",
+        "text",
+        "texts",
+        "article",
+        "articles",
+        "source",
+        "sources",
+        "excerpt",
+        "excerpts",
+        "snippet",
+        "snippets",
+        "results",
+        "reference",
+        "references",
+        "information",
+        "info",
+        "data",
+        "content",
+        "review",
+        "reviews",
+        "answer",
+        "answered",
+        "question",
+        "determine",
+        "determined",
+        "i",
+        "we",
+        "unable",
+        "mention",
+        "mentioned",
+        "specified",
+        "stated",
+        "indicated",
+        "disclosed",
+        "detailed",
+        "clarified",
+        "enough",
+        "sufficient",
+        "insufficient",
+        "limited",
+        "difficult",
+        "hard",
+        "say",
+        "tell",
+        "details",
+        "specifics",
+        "pasaje",
+        "pasajes",
+        "documentos",
+        "texto",
+        "textos",
+        "contexto",
+        "fuente",
+        "fuentes",
+        "articulo",
+        "datos",
+        "informacion",
+        "responder",
+        "passaggi",
+        "testo",
+        "testi",
+        "documenti",
+        "fonti",
+        "dati",
+        "informazioni",
+        "rispondere",
+        "trechos",
+        "passagens",
+        "fontes",
+        "dados",
+        "tekst",
+        "teksten",
+        "bron",
+        "bronnen",
+        "gegevens",
+        "informatie",
+    ]
+)
+# negations of the other languages written in plain ASCII: the patterns decide on their own
+_OTHER_NEGATIONS = frozenset(
+    [
+        "ne",
+        "pas",
+        "aucune",
+        "aucun",
+        "non",
+        "nessuna",
+        "nessun",
+        "ningun",
+        "ninguna",
+        "nenhum",
+        "nenhuma",
+        "nicht",
+        "kein",
+        "keine",
+        "keinen",
+        "keiner",
+        "keine",
+        "niet",
+        "geen",
+        "onvoldoende",
+    ]
+)
+_ASCII_WORD_RE = re.compile(r"[a-z]+")
+_OTHER_NEGATIONS_RE = re.compile(r"\b(?:" + "|".join(sorted(_OTHER_NEGATIONS)) + r")\b")
+
+
+_NEGATIVE = [
+    "no",
+    "not",
+    "cannot",
+    "unable",
+    "lacks?",
+    "insufficient",
+    "limited",
+    "none",
+    "beyond",
+    "outside",
+    "sorry",
+    "difficult",
+    "hard",
+    "impossible",
+]
+# one scan of the lowered sentence: an English negation (group 1) or another language's
+_GATE_RE = re.compile(
+    r"\b("
+    + "|".join(_NEGATIVE)
+    + r")\b|(n['’]t)\b|\b(?:"
+    + "|".join(sorted(_OTHER_NEGATIONS))
+    + r")\b"
+)
+
+
+def _worth_a_look(text: str) -> bool:
+    if not text.isascii():
+        return True  # other scripts and accented languages: the patterns decide
+    low = text.lower()
+    for m in _GATE_RE.finditer(low):
+        if m.lastindex is None:
+            return True  # a negation of another language: the patterns decide
+        if not _TOPIC_WORDS.isdisjoint(_ASCII_WORD_RE.findall(low)):
+            return True
+        return _OTHER_NEGATIONS_RE.search(low, m.end()) is not None
+    return False
+
+
 # a clause ends at these (the refusal's clause is cut out whole, not just the matched words)
 _CLAUSE_END = re.compile(r"[,;:.!?，。；：！？]|\s(?:but|and|while|whereas|although|though|so)\s")
 _CLAUSE_START = re.compile(
@@ -342,7 +514,7 @@ MIN_RESIDUE_WORDS = 3  # content words left beside a refusal that make the sente
 def abstention_spans(text: str) -> list[tuple[int, int]]:
     """The refusal clauses of `text` as (start, end) offsets, each widened to its clause; empty
     when the sentence refuses nothing."""
-    if _HINT_RE.search(text) is None:
+    if not _worth_a_look(text):
         return []
     found = [(m.start(), m.end()) for m in _ABSTAIN_RE.finditer(text)]
     found += [(m.start(), m.end()) for m in _CJK_RE.finditer(text)]

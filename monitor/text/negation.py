@@ -13,7 +13,7 @@ import re
 # monitor/checks/contrast.py), none of them denies the predicate. "failed -- to", "failure to".
 _HEDGED = r"(?:clear|certain|sure|known|immediately\s+(?:clear|known))\b"
 NEGATION_RE = re.compile(
-    rf"\b(?:(?<!\bor\s)not(?!\s+only\b|\s+{_HEDGED})|never|no|none|nobody|nothing|neither|nor"
+    rf"\b(?:not(?<!\bor\snot)(?!\s+only\b|\s+{_HEDGED})|never|no|none|nobody|nothing|neither|nor"
     r"|cannot|without|unable|den(?:y|ies|ied|ying)|fail(?:s|ed|ing|ures?)?(?:\s*(?:--|[,—–])\s*|\s+)to"
     r"|lack(?:s|ed|ing)?|unlikely|impossible|hardly|rarely|seldom|absent)\b"
     rf"|n['’]t\b(?!\s+{_HEDGED})",
