@@ -37,6 +37,7 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from collections.abc import Sequence
+from itertools import pairwise
 
 from monitor.checks.evidence import index_evidence
 from monitor.text.dates import date_stated, dates, format_date, missing_dates
@@ -142,7 +143,7 @@ def _split(text: str) -> list[_Sentence]:
         _sentences.move_to_end(text)
         return found
     out = [_Sentence(m.group(0)) for m in _SENTENCE_RE.finditer(text) if m.group(0).strip()]
-    for before, after in zip(out, out[1:], strict=False):
+    for before, after in pairwise(out):
         before.next_hedged = after.hedged
     if len(text) <= 200_000:
         _sentences[text] = out
