@@ -164,10 +164,10 @@ def attribute_conflicts(claim: str, attrs: list[Attribute]) -> list[str]:
     if not attrs:
         return []
     # the quick look first: a claim none of whose words starts an attribute has no mention
-    flat = claim.replace("-", "").lower()
-    present = {STEMS[w] for w in _WORD_RE.findall(flat)}
-    fused_claim = "".join(_WORD_RE.findall(flat))
-    if not any(a.stems[0] in present or (" " in a.name and a.fused in fused_claim) for a in attrs):
+    flat = _WORD_RE.findall(claim.replace("-", "").lower())
+    present = {STEMS[w] for w in flat}
+    fused_claim = "".join(flat)
+    if not any(a.stems[0] in present or a.fused in fused_claim for a in attrs):
         return []
     out: list[str] = []
     for clause in _clauses(claim):

@@ -40,7 +40,13 @@ from monitor.citations.values import checkable_number, value_stated
 from monitor.config.options import CheckOptions
 from monitor.records.models import AnswerEvent, Claim, Support
 from monitor.records.record import record
-from monitor.text.abstention import MIN_RESIDUE_WORDS, abstention_spans, content_words, residue
+from monitor.text.abstention import (
+    MIN_RESIDUE_WORDS,
+    abstention_spans,
+    content_words,
+    may_refuse,
+    residue,
+)
 from monitor.text.negation import NEGATION_RE
 from monitor.text.words import identifiers
 
@@ -73,6 +79,7 @@ class Context:
     times: frozenset[int]  # the clock times the data states (minutes after midnight)
     records: dict[int, str]  # an object's lines by its id, filled as claims need them
     values: list[tuple[str, Any, int]]  # _stated_values (filled on first use)
+    may_refuse: bool = True  # False: no sentence of the answer can be a refusal
 
 
 def context_of(event: AnswerEvent) -> Context:
@@ -83,9 +90,10 @@ def context_of(event: AnswerEvent) -> Context:
         if leaves:
             texts.append(render_lines(leaves))
     # not deduplicated: hashing whole documents per answer costs more than a repeat
+    refusing = may_refuse(event.answer)
     if not leaves:
-        return Context(texts, leaves, [], frozenset(), {}, [])
-    return Context(texts, leaves, attributes(leaves), data_times(leaves), {}, [])
+        return Context(texts, leaves, [], frozenset(), {}, [], refusing)
+    return Context(texts, leaves, attributes(leaves), data_times(leaves), {}, [], refusing)
 
 
 def context_texts(event: AnswerEvent) -> list[str]:
@@ -219,7 +227,7 @@ def ground_uncited(claim: Claim, context: Context, options: CheckOptions) -> Sup
     ("the passages do not say") abstains; the content beside a refusal clause is what is
     checked ("X is Y, but the passages do not say Z": X is Y)."""
     text = claim.text
-    refusals = abstention_spans(text)
+    refusals = abstention_spans(text) if context.may_refuse else []
     if refusals:
         text = residue(text, refusals)
         if content_words(text) < MIN_RESIDUE_WORDS:

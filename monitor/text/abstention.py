@@ -345,10 +345,54 @@ _GATE_RE = re.compile(
 )
 
 
+# parts of every negation word above, found by plain substring search (C, no regex): a text
+# holding none of them holds no negation (" no" also covers not, none, nothing, non)
+_NEGATION_PARTS = (
+    " no",
+    "n't",
+    "n’t",
+    "cannot",
+    "unable",
+    "lack",
+    "insufficient",
+    "limited",
+    "beyond",
+    "outside",
+    "sorry",
+    "difficult",
+    "hard",
+    "impossible",
+    " ne ",
+    " pas",
+    "aucun",
+    "nessun",
+    "ningun",
+    "nenhum",
+    "nicht",
+    "kein",
+    "niet",
+    "geen",
+    "onvoldoende",
+)
+
+
+def _negation_part(low: str) -> bool:
+    return any(part in low for part in _NEGATION_PARTS)
+
+
+def may_refuse(text: str) -> bool:
+    """Cheap and never wrong one way: False only when `text` holds no negation of any language
+    (and is plain ASCII), so no sentence of it can be a refusal. Checked once on a whole answer,
+    it spares the closer look at each of its sentences."""
+    return not text.isascii() or _negation_part(" " + text.lower())
+
+
 def _worth_a_look(text: str) -> bool:
     if not text.isascii():
         return True  # other scripts and accented languages: the patterns decide
-    low = text.lower()
+    low = " " + text.lower()
+    if not _negation_part(low):
+        return False
     for m in _GATE_RE.finditer(low):
         if m.lastindex is None:
             return True  # a negation of another language: the patterns decide
