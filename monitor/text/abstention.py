@@ -27,7 +27,8 @@ import re
 # widened to its start anyway, and a noun-first pattern lets the engine skip ahead)
 _SOURCE = (
     r"(?:passages?|context|documents?|docs|texts?|articles?|sources?|excerpts?|snippets?|"
-    r"search\s+results|results|references?|information|data|content|reviews?)"
+    r"search\s+results|results|references?|information|data|content|reviews?|"
+    r"(?:this|the|my)\s+(?:overview|summary|answer|response))"
     r"(?:\s+\d+)?(?:\s+(?:provided|given|above|here|supplied|retrieved|available))?"
 )
 # after a preposition: "in the provided passages", "none of the documents"
@@ -402,11 +403,24 @@ def _worth_a_look(text: str) -> bool:
     return False
 
 
-# a clause ends at these (the refusal's clause is cut out whole, not just the matched words)
-_CLAUSE_END = re.compile(r"[,;:.!?，。；：！？]|\s(?:but|and|while|whereas|although|though|so)\s")
-_CLAUSE_START = re.compile(
-    r".*(?:[,;:.!?，。；：！？]|\s(?:but|and|while|whereas|although|though|so|because)\s)", re.S
+# A refusal's clause is cut out whole, not just the matched words. It ends at a sentence mark
+# or a contrast ("but", "while", ...), not at a comma: what follows a comma is most often the
+# list of what is missing ("does not include reservations, takeout, or WiFi"), and what
+# precedes it the list's head ("The ambience, music and parking are not specified"). A clause
+# that opens with a subordinator ("While the data does not mention X, it offers Y") ends at its
+# first comma.
+_CLAUSE_END = re.compile(
+    r"[;:.!?；。：！？]|,?\s(?:but|while|whereas|although|though|so|because|however|yet)\s"
 )
+_CLAUSE_START = re.compile(
+    r".*(?:[;:.!?；。：！？]|\s(?:but|while|whereas|although|though|so|because|however|yet)\s"
+    r"|,\s(?:which|who)\s)",  # "They have a patio, which is not specified": the patio is a claim
+    re.S,
+)
+_SUBORDINATE_RE = re.compile(
+    r"\s*(?:while|whereas|although|though|since|as|because|if|when|even\s+though)\b", re.I
+)
+_COMMA_RE = re.compile(r"[,，、]")
 # words that say nothing checkable about the world once the refusal is cut (what is left of
 # "However, based on the given passages, ..." or "The passages mention X but not Y")
 _META = frozenset(
@@ -570,6 +584,10 @@ def abstention_spans(text: str) -> list[tuple[int, int]]:
         left = head.end() if head is not None else 0
         tail = _CLAUSE_END.search(text, end)
         right = tail.start() if tail is not None else len(text)
+        if _SUBORDINATE_RE.match(text, left) or _SUBORDINATE_RE.match(text, 0):
+            comma = _COMMA_RE.search(text, end, right)
+            if comma is not None:
+                right = comma.start()
         if spans and left <= spans[-1][1]:
             spans[-1] = (spans[-1][0], max(right, spans[-1][1]))
         else:
@@ -578,19 +596,7 @@ def abstention_spans(text: str) -> list[tuple[int, int]]:
 
 
 _CONNECTORS = frozenset(
-    [
-        "but",
-        "and",
-        "while",
-        "whereas",
-        "although",
-        "though",
-        "so",
-        "because",
-        "however",
-        "yet",
-        "or",
-    ]
+    "but and while whereas although though so because however yet or which who".split()
 )
 
 

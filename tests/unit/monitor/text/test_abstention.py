@@ -86,3 +86,16 @@ def test_content_words_leave_meta_words_out() -> None:
     assert content_words("However, based on the given passages") == 0
     assert content_words("flood warnings map") == 3
     assert content_words("") == 0
+
+
+def test_a_refusal_clause_keeps_its_list_and_leaves_a_relative_claim() -> None:
+    listed = (
+        "The provided data does not include information about reservations, takeout service, "
+        "WiFi availability, or whether the place is good for groups."
+    )
+    assert abstains(listed)
+    assert abstains("The ambience, music, Wi-Fi and parking details are not specified in the data.")
+    relative = "They have an outdoor seating area, which is not specified in the data."
+    assert residue(relative, abstention_spans(relative)) == "They have an outdoor seating area"
+    opening = "While the data does not mention parking, the restaurant offers outdoor seating."
+    assert residue(opening, abstention_spans(opening)) == "the restaurant offers outdoor seating."
