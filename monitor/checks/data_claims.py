@@ -58,7 +58,7 @@ def _flag(value: Any) -> object:
     value that is no attribute (a name, a number, a long text)."""
     if value is None or isinstance(value, bool):
         return value
-    if isinstance(value, str):
+    if isinstance(value, str) and len(value) <= 20:  # a yes/no word, not a review text
         low = value.strip().lower().strip("u'\"")
         if low in _NO_VALUES:
             return False
