@@ -79,6 +79,11 @@ MIN_ALIGNED = 0.5  # share of the claim's content words an aligned sentence must
 # claims; held out (WiCE dev, ExpertQA halves; docs/contrast.md) below 0.65 the cue fires mostly
 # on supported claims, from 0.7 up the figures are flat (within the bootstrap interval of "off")
 POLARITY_ALIGNED = 0.7
+# An uncited claim names no passage: its aligned sentence is a guess among every document, and
+# a polarity read off a guess is weak evidence (ragtruth-dev: 0 of 44 such negation flips were
+# hallucinations people marked). Compared only when the sentence holds every content word of
+# the claim, i.e. restates it with only the polarity (or predicate, or roles) changed.
+UNCITED_POLARITY_SHARE = 1.0
 
 # a capitalised word after the first (the first may just open the sentence)
 _NAME_RE = re.compile(r"(?<=[\s(\"“'])([A-Z][a-z]+(?:[-'][A-Za-z]+)*)")
@@ -400,10 +405,14 @@ def _role_swap(claim: str, claim_tokens: list[str], sentence: _Sentence) -> str 
     return None
 
 
-def contrasts(claim: str, texts: Sequence[str], names_missing: bool) -> tuple[str, ...]:
+def contrasts(
+    claim: str, texts: Sequence[str], names_missing: bool, polarity_share: float = POLARITY_ALIGNED
+) -> tuple[str, ...]:
     """`names_missing`: a name of the claim after its first word is absent from the evidence
     (the caller knows from its term look-ups); the swap check runs only then, or when the
-    first word may be a name and is absent.
+    first word may be a name and is absent. `polarity_share`: the share of the claim's content
+    words the aligned sentence must hold for its polarity, predicate or roles to be compared
+    (an uncited claim: all of them, UNCITED_POLARITY_SHARE).
     Reasons (`negation_mismatch`, `antonym:a/b`, `unit_mismatch:...`, `date_mismatch:...`,
     `entity_swap:name`) why the evidence contradicts the claim; empty when none is seen."""
     if not texts:
@@ -429,12 +438,12 @@ def contrasts(claim: str, texts: Sequence[str], names_missing: bool) -> tuple[st
         missing = missing_dates(claim, sentence.text)
         if missing:
             out.append(f"date_mismatch:{format_date(missing[0])}")
-    if share >= POLARITY_ALIGNED and claim_negated != _negated_region(sentence, hits):
+    if share >= polarity_share and claim_negated != _negated_region(sentence, hits):
         out.append("negation_mismatch")
     if _hedged_source(claim, sentence):  # aligned on half its words at least
         out.append("hedged_source")
     # the claim's predicate is by definition not in the sentence: the rest must be
-    if share * len(stems) >= POLARITY_ALIGNED * (len(stems) - 1):
+    if share * len(stems) >= polarity_share * (len(stems) - 1):
         opposite = _antonym(tokens, sentence)
         if opposite is not None:
             out.append(f"antonym:{opposite}")
@@ -442,7 +451,7 @@ def contrasts(claim: str, texts: Sequence[str], names_missing: bool) -> tuple[st
     if names_missing or _initial_missing(claim, texts):
         lowered = " ".join(t.lower() for t in texts)
         swapped = _entity_swap(claim, tokens, sentence, lowered)
-    elif share >= POLARITY_ALIGNED:
+    elif share >= polarity_share:
         swapped = _role_swap(claim, tokens, sentence)
     if swapped is not None:
         out.append(f"entity_swap:{swapped}")

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from monitor.checks.contrast import MIN_ALIGNED, claim_core, verbatim
+from monitor.checks.contrast import MIN_ALIGNED, UNCITED_POLARITY_SHARE, claim_core, verbatim
 from monitor.checks.data_claims import (
     Attribute,
     attribute_conflicts,
@@ -264,7 +264,7 @@ def ground_uncited(claim: Claim, context: Context, options: CheckOptions) -> Sup
             n = len(found) + len(found & terms.heavy)
             if n > shared:
                 best, shared = t, n
-    support = lexical_support(text, [best], claim.kind)
+    support = lexical_support(text, [best], claim.kind, UNCITED_POLARITY_SHARE)
     if conflicts:  # the record says otherwise (or nothing): a changed fact, as in support.py
         score = round(support.score * CONTRADICTION_FACTOR, 4)
         return Support(

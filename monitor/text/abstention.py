@@ -596,7 +596,21 @@ def abstention_spans(text: str) -> list[tuple[int, int]]:
 
 
 _CONNECTORS = frozenset(
-    ["but", "and", "while", "whereas", "although", "though", "so", "because", "however", "yet", "or", "which", "who"]
+    [
+        "but",
+        "and",
+        "while",
+        "whereas",
+        "although",
+        "though",
+        "so",
+        "because",
+        "however",
+        "yet",
+        "or",
+        "which",
+        "who",
+    ]
 )
 
 

@@ -195,3 +195,16 @@ def test_a_source_unsure_of_a_count_supports_no_definite_count() -> None:
         "Jets struck a depot near the border; how many soldiers died is unclear.", documents=docs
     )
     assert "hedged_source" not in hedged[1]
+
+
+def test_an_uncited_flip_needs_the_whole_claim_in_one_sentence() -> None:
+    docs = (Document("a", "The council approved the new stadium near the harbour in May."),)
+    (flip,), _ = run(
+        "The council did not approve the new stadium near the harbour.", documents=docs
+    )
+    assert flip[0] == "not_supported" and "negation_mismatch" in flip[1]
+    # the guessed sentence lacks part of the claim: its polarity is no evidence either way
+    (partial,), _ = run(
+        "The council did not approve funding for the stadium near the harbour.", documents=docs
+    )
+    assert "negation_mismatch" not in partial[1]
