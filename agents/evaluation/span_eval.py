@@ -8,8 +8,8 @@ Response level (the answer is hallucinated when people marked any span):
   (claims that abstain or were left undecided past a cap carry no score; no scored claim: 0);
 - `always_f1`: the F1 of calling every answer hallucinated, the baseline a detector must beat.
 Claim level: each of ragmon's claims labelled by overlap with a span (spans.py), then the same
-agreement figures as claim-labelled files (monitor.output.calibration.agreement_report), an
-abstaining claim counted as a "not hallucinated" prediction. The same figures by `task_type` and
+agreement figures as claim-labelled files (monitor.output.calibration.agreement_report) over the
+claims that do not abstain (an abstaining claim is counted apart, as the rates leave it out). The same figures by `task_type` and
 by `model`, and the share of unverifiable claims by reason.
 """
 
@@ -66,16 +66,20 @@ def response_figures(rows: Sequence[tuple[bool, bool, float]]) -> dict[str, Any]
 
 
 def claim_figures(rows: Sequence[tuple[str, str, float]]) -> dict[str, Any]:
-    """rows: (span label, ragmon verdict, support score) per claim."""
-    labels = [r[0] for r in rows]
-    verdicts = ["supported" if r[1] == ABSTAIN else r[1] for r in rows]
-    report = agreement_report(labels, verdicts, [r[2] for r in rows])
+    """rows: (span label, ragmon verdict, support score) per claim. A claim that abstains is
+    neither supported nor not (the support and hallucination rates leave it out): it is
+    counted apart, with how many of them people marked (`abstain_in_span`), and left out of
+    the AUROC and balanced accuracy."""
+    kept = [r for r in rows if r[1] != ABSTAIN]
+    labels = [r[0] for r in kept]
+    report = agreement_report(labels, [r[1] for r in kept], [r[2] for r in kept])
     return {
         "n": len(rows),
-        "not_supported": labels.count("not_supported"),
+        "not_supported": sum(r[0] == "not_supported" for r in rows),
         "auroc": report["auroc"],
         "balanced_accuracy": report["balanced_accuracy"],
-        "abstain": sum(r[1] == ABSTAIN for r in rows),
+        "abstain": len(rows) - len(kept),
+        "abstain_in_span": sum(r[1] == ABSTAIN and r[0] == "not_supported" for r in rows),
         "verdicts": dict(Counter(r[1] for r in rows)),
     }
 
@@ -157,7 +161,8 @@ def format_span_report(f: Mapping[str, Any]) -> str:
         f"  response: hallucinated iff {r['cut']}; AUROC of 1 - weakest claim score; "
         "always = every answer hallucinated",
         "  claims: not_supported iff the claim overlaps a span; BA at the verdict "
-        "(undecided by score >= 0.5, abstain = not hallucinated)",
+        "(undecided by score >= 0.5); abstaining claims counted apart (abst, in a span: "
+        f"{f['claims']['abstain_in_span']})",
         f"  {'':<26}{'ans':>6}{'hal':>6}{'P':>7}{'R':>7}{'F1':>7}{'always':>8}{'AUROC':>7}"
         f"{'claims':>7}{'AUROC':>7}{'BA':>7}{'abst':>6}",
         _line("all", f),

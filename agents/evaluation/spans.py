@@ -44,7 +44,7 @@ class SpanLabel:
 
 def overlaps(start: int, end: int, spans: Iterable[Span]) -> bool:
     """True when [start, end) shares at least one character with one of the spans."""
-    return any(s < end and start < e for s, e in spans)
+    return any(s < end and start < e and s < e for s, e in spans)
 
 
 def claim_span_labels(claims: Sequence[HasRange], spans: Sequence[Span]) -> list[str]:

@@ -50,6 +50,7 @@ RULE_PANELS = {
     "hallucination": "Hallucination: estimate and 95% interval ($app)",
     "coverage": "Citation coverage (counters, all workers)",
     "judge_agreement": "Judge against human labels: sensitivity and specificity ($app)",
+    "abstention": "Abstaining answers (counters, all workers)",
 }
 
 
@@ -216,6 +217,24 @@ def build_dashboard(
         "(all judge models): sensitivity and specificity for each rate's positive class. "
         "judge_drift fires when the lowest upper bound falls below its floor. Empty without "
         "calibration labels: the rates are then on the judge's scale.",
+    )
+    lay.panel(
+        RULE_PANELS["abstention"],
+        [
+            (
+                f"sum by (app) (rate(ragmon_abstained_answers_total{{{_APP}}}[{_RI}]))"
+                f' / sum by (app) (rate(ragmon_events_total{{{_APP},outcome="checked"}}'
+                f"[{_RI}]))",
+                "{{app}}",
+            )
+        ],
+        ratio=True,
+        w=12,
+        thresholds=_threshold(rules, "abstention"),
+        links=_evidence_links(rules, "abstention", links_base),
+        description='Answers whose every claim is a refusal ("the passages do not say") / '
+        "checked answers, from the counters of every worker, as abstention_high reads them. A "
+        "surge means retrieval stopped finding what users ask about (docs/uncited.md).",
     )
     lay.panel(
         "Support and hallucination on the human scale ($app)",

@@ -80,6 +80,10 @@ def figure_query(
     if figure in CLAIM_RATIOS:
         num, den = (rate("ragmon_claim_counts_total", f'kind="{k}"') for k in CLAIM_RATIOS[figure])
         return FigureQuery(f"{num} / {den}", app_events, True)
+    if figure == "abstention":
+        abstained = rate("ragmon_abstained_answers_total")
+        checked = rate("ragmon_events_total", 'outcome="checked"')
+        return FigureQuery(f"{abstained} / {checked}", app_events, True)
     if figure == "judge_error_rate":
         failed = rate("ragmon_judge_requests_total", 'outcome!="ok"', by_app=False)
         value = f"{failed} / {rate('ragmon_judge_requests_total', by_app=False)}"

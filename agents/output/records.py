@@ -42,6 +42,8 @@ COUNT_FIELDS: tuple[str, ...] = (
     "judge_errors",
     # the support and hallucination estimates' sums (monitor.estimation.window)
     *ESTIMATION_FIELDS,
+    # answers whose every claim abstains ("the passages do not say"): the abstention ratio
+    "abstained_answers",
 )
 _INDEX = {name: i for i, name in enumerate(COUNT_FIELDS)}
 REJECTED_VECTOR: tuple[int, ...] = (1, 1)
@@ -63,7 +65,8 @@ def verdict_vector(verdict: Verdict, claim_cap: int = 0) -> list[int]:
     decided = cited claims that are not `unverifiable`; unsupported (hallucinated) = claims the
     retrieved context does not support (not_supported, cited or uncited) and cited claims with
     no valid citation. With `claim_cap` > 0 an answer weighs at most that many claims
-    (RAGMON_ANSWER_CLAIM_WEIGHT): one answer of 20,000 sentences must not be an app's window."""
+    (RAGMON_ANSWER_CLAIM_WEIGHT): one answer of 20,000 sentences must not be an app's window.
+    Last, `abstained_answers`: 1 when every claim of the answer abstains (a refusal)."""
     valid_ids = {r.citation.index for r in verdict.citations if r.valid}
     t = claim_tally(verdict.claims, valid_ids)
     claims = weighted([t.claims, t.cited, t.decided, t.supported, t.hallucinated], claim_cap)
@@ -72,7 +75,8 @@ def verdict_vector(verdict: Verdict, claim_cap: int = 0) -> list[int]:
         estimation = capped_vector(claims[0], claims[3], claims[4])
     else:
         estimation = answer_vector(verdict)
-    return [1, 0, len(verdict.citations), len(valid_ids), *claims, 0, 0, *estimation]
+    abstained = 1 if t.abstaining else 0
+    return [1, 0, len(verdict.citations), len(valid_ids), *claims, 0, 0, *estimation, abstained]
 
 
 def verdict_counts(verdict: Verdict) -> dict[str, int]:
@@ -222,8 +226,12 @@ def judge_delta(
         if claim.get("outcome") != "ok":
             delta[_INDEX["judge_errors"]] += 1
     if scores is not None and claims and len(scores) == len(claims):
-        verdicts = [c.get("verdict") for c in claims]
-        if all(v in LABEL_VERDICTS for v in verdicts):
+        # a claim the judge calls a refusal is in no rate's denominator: left out with its score
+        kept = [(s, c.get("verdict")) for s, c in zip(scores, claims, strict=True)]
+        kept = [(s, v) for s, v in kept if v != "abstain"]
+        scores = [s for s, _ in kept]
+        verdicts = [v for _, v in kept]
+        if kept and all(v in LABEL_VERDICTS for v in verdicts):
             supported = sum(v == "supported" for v in verdicts)
             unsupported = sum(v == "not_supported" for v in verdicts)
             for name, n in label_sums(scores, supported, unsupported).items():

@@ -260,7 +260,11 @@ class WindowAggregator:
             values = ratios(counts, now)
             m = self.metrics
             m.window_events.labels(app=app).set(counts["events"])
-            for name, gauge in (("validity", m.validity_ratio), ("coverage", m.coverage_ratio)):
+            for name, gauge in (
+                ("validity", m.validity_ratio),
+                ("coverage", m.coverage_ratio),
+                ("abstention", m.abstention_ratio),
+            ):
                 _set(gauge, app, values[name])
             for rate in ("support", "hallucination"):
                 point, lower, upper = m.estimate_gauges(rate)

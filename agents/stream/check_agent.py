@@ -49,6 +49,8 @@ CLAIM_COUNT_KINDS: tuple[tuple[str, int], ...] = tuple(
     )
 )
 
+_ABSTAINED = COUNT_FIELDS.index("abstained_answers")
+
 #: (topic role, key, value) → None. Buffered; the caller publishes after the batch.
 Emit = Callable[[str, bytes | None, bytes], None]
 VerdictHook = Callable[[AnswerEvent, Verdict, "RecordMeta"], None]
@@ -213,6 +215,8 @@ class CheckProcessor:
             add(m.claims, (app, verdict, tier), n)
         for kind, i in CLAIM_COUNT_KINDS:
             add(m.claim_counts, (app, kind), vector[i])
+        if len(vector) > _ABSTAINED and vector[_ABSTAINED]:
+            add(m.abstained_answers, (app,))
         for (verdict,), n in result.uncited:
             add(m.uncited_claims, (app, verdict), n)
         lag = max(0.0, result.checked_at - result.event_time)

@@ -95,6 +95,8 @@ class Metrics:
     publish_errors: Counter
     check_process_restarts: Counter
     human: HumanMetrics  # the judge against people; the human-scale rates
+    abstained_answers: Counter
+    abstention_ratio: Gauge
 
     def ratio_gauges(self) -> tuple[Gauge, ...]:
         return (
@@ -103,6 +105,7 @@ class Metrics:
             self.window_events,
             *(gauge for trio in self.estimates.values() for gauge in trio),
             self.window_judged_claims,
+            self.abstention_ratio,
         )
 
     def estimate_gauges(self, rate: str) -> tuple[Gauge, Gauge, Gauge]:
@@ -272,4 +275,16 @@ def build_metrics(registry: CollectorRegistry) -> Metrics:
             "Check processes (RAGMON_CHECK_PROCESSES) started again after one died.",
         ),
         human=build_human_metrics(registry),
+        abstained_answers=counter(
+            "abstained_answers",
+            'Checked answers whose every claim abstains ("the passages do not say"): '
+            "refusals, neither supported nor hallucinated.",
+            ("app",),
+        ),
+        abstention_ratio=gauge(
+            "abstention_ratio",
+            "Answers whose every claim abstains / checked answers in the rolling window "
+            "(a surge: retrieval stopped finding what users ask about).",
+            ("app",),
+        ),
     )

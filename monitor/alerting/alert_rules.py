@@ -28,6 +28,7 @@ FIGURES: tuple[str, ...] = (
     # the judge against human labels over the calibration horizon: the lowest upper bound of its
     # sensitivity and specificity (both rates); its sample size is the smaller class's labels
     "judge_agreement",
+    "abstention",  # answers whose every claim abstains / checked answers (a refusal surge)
 )
 WEEK_SECONDS = 7 * 86400.0
 #: Effectively independent looks per window length. A week holds WEEK/window windows with no
@@ -155,6 +156,7 @@ class WindowFigures:
             "dlq_rate": _ratio(c("rejected", 0), events),
             "cheap_support": _ratio(c("supported_claims", 0), claims),
             "cheap_hallucination": _ratio(c("unsupported_claims", 0), claims),
+            "abstention": _ratio(c("abstained_answers", 0), events - c("rejected", 0)),
         }
         values.update(window_values(counts))
         # the judge error rate's minimum counts judge calls, not events

@@ -1,7 +1,7 @@
 """Answer → claims: sentence units that assert something, with their citations attached.
 
 Non-claims (seed 001 §6) are headers, code blocks, questions, meta statements ("This section
-covers", "See also", "Note:"), empty list items and uncited fragments under `min_claim_words`
+covers", "See also", "Note:", the answer announcing itself: "Here is a summary in 80 words:"), empty list items and uncited fragments under `min_claim_words`
 words (RAGMON_MIN_CLAIM_WORDS). Every other sentence that carries a citation is a claim, whatever
 its length: a short cited sentence dropped would be a verdict nobody sees.
 Kinds follow seed 001 §3.2.3: code spans, named symbols, locations and direct quotations make a
@@ -24,7 +24,20 @@ _META_RE = re.compile(
     r"^(?:(?:this|in this)\s+(?:section|answer|response)\b"
     r"|see\s+(?:also|more|below|above)\b"
     r"|note\s*:"
-    r"|(?:sources?|references?|citations?)\s*:)",
+    r"|(?:sources?|references?|citations?)\s*:"
+    # the answer's closing courtesies: about the conversation, not the world
+    r"|(?:please\s+)?(?:let\s+me\s+know|feel\s+free\s+to)\b"
+    r"|i\s+hope\s+(?:this|that)\s+(?:helps|answers)\b|hope\s+(?:this|that)\s+helps\b)",
+    re.I,
+)
+# The answer announcing itself ("Here is a summary of the article in 121 words:", "Based on the
+# given passages, here are the steps:"): about the answer, not the world. Only when nothing
+# follows a colon in the same sentence ("Here is the answer: X is Y" asserts X is Y).
+_PREAMBLE_RE = re.compile(
+    r"^(?:(?:sure|certainly|okay|ok|of course|absolutely)[,!.]?\s+)?"
+    r"(?:(?:based\s+on|according\s+to|from|using)\b[^:]{0,120}?,\s*)?"
+    r"(?:here\s+(?:is|are)|here['’]s|below\s+(?:is|are))\s+"
+    r"(?:a|an|the|some|my|our|your|what|how|this|these|brief|more)\b[^:]*(?::\s*)?$",
     re.I,
 )
 _PUNCTUATION = string.punctuation + "“”‘’–—…«»•·"
@@ -109,7 +122,7 @@ def is_claim(text: str, min_words: int, has_letter: bool = True) -> bool:
         return False
     if _ends_with_question(body):
         return False
-    if _META_RE.match(body):
+    if _META_RE.match(body) or (body[:1] in "SsHhBbCcOoAaFfUu" and _PREAMBLE_RE.match(body)):
         return False
     return has_words(body, min_words)
 

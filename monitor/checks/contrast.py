@@ -37,6 +37,7 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from collections.abc import Sequence
+from itertools import pairwise
 
 from monitor.checks.evidence import index_evidence
 from monitor.text.dates import date_stated, dates, format_date, missing_dates
@@ -47,7 +48,11 @@ from monitor.text.words import STEMS, STOPWORDS, wordset
 
 _TOKEN_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 # a sentence ends at [.!?] before white space (not inside "4.2" or "U.S.A") or at a line break
-_SENTENCE_RE = re.compile(r"(?:[^.!?\n]|[.!?](?!\s|$))+(?:[.!?]+|\n|$)")
+# ... or where a word of two lower-case letters or more runs into a capital ("diet.These": a
+# missing space, not an abbreviation like "U.S.A" or "Ph.D")
+_SENTENCE_RE = re.compile(
+    r"(?:[^.!?\n]|(?<![a-z][a-z])[.!?](?!\s|$)|[.!?](?![\sA-Z]|$))+(?:[.!?]+|\n|$)"
+)
 # Litotes: a plain negator right before (one word between at most) a word that is itself
 # negative cancels it: "did not fail to", "never once failed to", "not impossible", "can't deny"
 _NEGATIVE_WORD = re.compile(
@@ -74,6 +79,11 @@ MIN_ALIGNED = 0.5  # share of the claim's content words an aligned sentence must
 # claims; held out (WiCE dev, ExpertQA halves; docs/contrast.md) below 0.65 the cue fires mostly
 # on supported claims, from 0.7 up the figures are flat (within the bootstrap interval of "off")
 POLARITY_ALIGNED = 0.7
+# An uncited claim names no passage: its aligned sentence is a guess among every document, and
+# a polarity read off a guess is weak evidence (ragtruth-dev: 0 of 44 such negation flips were
+# hallucinations people marked). Compared only when the sentence holds every content word of
+# the claim, i.e. restates it with only the polarity (or predicate, or roles) changed.
+UNCITED_POLARITY_SHARE = 1.0
 
 # a capitalised word after the first (the first may just open the sentence)
 _NAME_RE = re.compile(r"(?<=[\s(\"“'])([A-Z][a-z]+(?:[-'][A-Za-z]+)*)")
@@ -85,17 +95,47 @@ _CALENDAR = wordset(
 )
 
 
+# A source that says it does not know how many ("it wasn't clear how many were killed")
+# supports no definite count ("the strike killed thousands"); a claim that hedges may stand.
+_SOURCE_HEDGE_RE = re.compile(
+    r"\b(?:unclear|unknown|uncertain|unconfirmed|not\s+(?:yet\s+|immediately\s+)?"
+    r"(?:clear|known|certain|confirmed)|(?:is|was|are|were)n['’]t\s+(?:yet\s+|immediately\s+)?"
+    r"(?:clear|known|certain|confirmed)|no\s+word\s+on)\s+(?:exactly\s+)?"
+    r"(?:how\s+(?:many|much)|the\s+(?:exact\s+)?(?:number|toll|extent|amount|size|scale))\b",
+    re.I,
+)
+# parts of the words every hedge above holds: the regex runs only on sentences that have one
+_HEDGE_HINTS = ("lear", "nown", "ertain", "onfirm", "ord on")
+_COUNT_RE = re.compile(
+    r"\d|\b(?:dozens|scores|hundreds|thousands|millions|billions|many|numerous|several|"
+    r"few|all|none)\b",
+    re.I,
+)
+_CLAIM_HEDGE_RE = re.compile(
+    r"\b(?:unclear|unknown|uncertain|unconfirmed|not\s+(?:yet\s+|immediately\s+)?"
+    r"(?:clear|known|certain)|may|might|could|possibly|perhaps|reportedly|allegedly|"
+    r"apparently|likely|unlikely|estimated|about|around|approximately|unspecified|"
+    r"undisclosed|an?\s+number\s+of)\b|n['’]t\s+(?:yet\s+|immediately\s+)?(?:clear|known)",
+    re.I,
+)
+
+
 class _Sentence:
     """One evidence sentence: its text, word tokens with their offsets, and lower-cased words."""
 
-    __slots__ = ("spans", "stems", "text", "tokens")
+    __slots__ = ("hedged", "next_hedged", "spans", "stem_set", "stems", "text", "tokens")
 
     def __init__(self, text: str) -> None:
         self.text = text = text.strip()
+        # the source says it does not know how many (read once per sentence, not per claim);
+        # the next sentence's too: a hedge may follow what it hedges
+        self.hedged = any(w in text for w in _HEDGE_HINTS) and bool(_SOURCE_HEDGE_RE.search(text))
+        self.next_hedged = False
         found = [(m.group(0).lower(), m.start(), m.end()) for m in _TOKEN_RE.finditer(text)]
         self.tokens = [t for t, _, _ in found]
         self.spans = [(s, e) for _, s, e in found]
         self.stems = [STEMS[t] for t in self.tokens]
+        self.stem_set = frozenset(self.stems) - {""}
 
 
 _SENTENCES_MAX = 512
@@ -108,11 +148,18 @@ def _split(text: str) -> list[_Sentence]:
         _sentences.move_to_end(text)
         return found
     out = [_Sentence(m.group(0)) for m in _SENTENCE_RE.finditer(text) if m.group(0).strip()]
+    for before, after in pairwise(out):
+        before.next_hedged = after.hedged
     if len(text) <= 200_000:
         _sentences[text] = out
         if len(_sentences) > _SENTENCES_MAX:
             _sentences.popitem(last=False)
     return out
+
+
+def sentences_of(text: str) -> list[_Sentence]:
+    """The sentences of an evidence text (text, tokens, stems), memoised per text."""
+    return _split(text)
 
 
 def claim_core(claim: str) -> str:
@@ -151,17 +198,26 @@ def _align(
     """The evidence sentence sharing most of the claim's content stems, the positions of the
     shared tokens in it and the share of the claim's stems it holds; None when no sentence holds
     at least MIN_ALIGNED of them."""
-    best: tuple[_Sentence, list[int]] | None = None
+    best: _Sentence | None = None
     best_n = 0
     for text in texts:
         for sentence in _split(text):
-            hits = [i for i, s in enumerate(sentence.stems) if s and s in claim_stems]
-            n = len({sentence.stems[i] for i in hits})
+            # distinct shared stems by one set intersection (C), the positions for the winner
+            n = len(claim_stems & sentence.stem_set)
             if n > best_n:
-                best, best_n = (sentence, hits), n
+                best, best_n = sentence, n
     if best is None or best_n < MIN_ALIGNED * len(claim_stems):
         return None
-    return best[0], best[1], best_n / len(claim_stems)
+    hits = [i for i, s in enumerate(best.stems) if s and s in claim_stems]
+    return best, hits, best_n / len(claim_stems)
+
+
+def _hedged_source(claim: str, sentence: _Sentence) -> bool:
+    """The aligned sentence, or the one after it, says the source does not know how many,
+    and the claim states a count without hedging."""
+    if not (sentence.hedged or sentence.next_hedged):
+        return False
+    return _COUNT_RE.search(claim) is not None and _CLAIM_HEDGE_RE.search(claim) is None
 
 
 def negated(text: str, start: int = 0, end: int | None = None) -> bool:
@@ -185,9 +241,19 @@ def negated(text: str, start: int = 0, end: int | None = None) -> bool:
     return left > 0
 
 
+# a lead-in does not reach across these: a cue before a colon, a dash or a bracket belongs to
+# another clause ("... was never disputed: The University is under investigation")
+_LEAD_IN_STOP = re.compile(r"[:;()\[\]—–]|--|\.(?=[A-Z])")
+
+
 def _negated_region(sentence: _Sentence, hits: list[int]) -> bool:
     first = max(0, hits[0] - LEAD_IN_WORDS)
     start = sentence.spans[first][0]
+    if first < hits[0]:
+        lead = sentence.text[start : sentence.spans[hits[0]][0]]
+        stops = list(_LEAD_IN_STOP.finditer(lead))
+        if stops:
+            start += stops[-1].end()
     end = sentence.spans[hits[-1]][1]
     # the cue may follow the last shared word's auxiliary: "X was not" ... keep one word more
     if hits[-1] + 1 < len(sentence.spans):
@@ -339,10 +405,14 @@ def _role_swap(claim: str, claim_tokens: list[str], sentence: _Sentence) -> str 
     return None
 
 
-def contrasts(claim: str, texts: Sequence[str], names_missing: bool) -> tuple[str, ...]:
+def contrasts(
+    claim: str, texts: Sequence[str], names_missing: bool, polarity_share: float = POLARITY_ALIGNED
+) -> tuple[str, ...]:
     """`names_missing`: a name of the claim after its first word is absent from the evidence
     (the caller knows from its term look-ups); the swap check runs only then, or when the
-    first word may be a name and is absent.
+    first word may be a name and is absent. `polarity_share`: the share of the claim's content
+    words the aligned sentence must hold for its polarity, predicate or roles to be compared
+    (an uncited claim: all of them, UNCITED_POLARITY_SHARE).
     Reasons (`negation_mismatch`, `antonym:a/b`, `unit_mismatch:...`, `date_mismatch:...`,
     `entity_swap:name`) why the evidence contradicts the claim; empty when none is seen."""
     if not texts:
@@ -368,10 +438,12 @@ def contrasts(claim: str, texts: Sequence[str], names_missing: bool) -> tuple[st
         missing = missing_dates(claim, sentence.text)
         if missing:
             out.append(f"date_mismatch:{format_date(missing[0])}")
-    if share >= POLARITY_ALIGNED and claim_negated != _negated_region(sentence, hits):
+    if share >= polarity_share and claim_negated != _negated_region(sentence, hits):
         out.append("negation_mismatch")
+    if _hedged_source(claim, sentence):  # aligned on half its words at least
+        out.append("hedged_source")
     # the claim's predicate is by definition not in the sentence: the rest must be
-    if share * len(stems) >= POLARITY_ALIGNED * (len(stems) - 1):
+    if share * len(stems) >= polarity_share * (len(stems) - 1):
         opposite = _antonym(tokens, sentence)
         if opposite is not None:
             out.append(f"antonym:{opposite}")
@@ -379,7 +451,7 @@ def contrasts(claim: str, texts: Sequence[str], names_missing: bool) -> tuple[st
     if names_missing or _initial_missing(claim, texts):
         lowered = " ".join(t.lower() for t in texts)
         swapped = _entity_swap(claim, tokens, sentence, lowered)
-    elif share >= POLARITY_ALIGNED:
+    elif share >= polarity_share:
         swapped = _role_swap(claim, tokens, sentence)
     if swapped is not None:
         out.append(f"entity_swap:{swapped}")

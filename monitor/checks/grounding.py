@@ -2,9 +2,11 @@
 support, not what the answer forgot to cite.
 
 An uncited claim is first a citation-coverage problem (`coverage`). It is then checked against
-every document of the event (and the event's `data`, rendered as "key words = value" lines), as
+every document of the event (and the event's `data`, rendered as "key words: value" lines,
+data_text.py), as
 if it cited the one that supports it best: a claim found verbatim in one (between sentence
-boundaries), or stating a value of the data under its key, is supported by rule; a claim naming
+boundaries), or stating a value of the data under its key with the rest of what it says in
+that value's record, is supported by rule; a claim naming
 a code symbol is checked against the lines around it; otherwise the lexical tier scores it against the document that
 shares most of its content words (the one it would have cited), contrast checks included (a
 claim that flips a document's statement is not supported by it). Every such verdict carries the reason `uncited`, so coverage and grounding stay
@@ -20,83 +22,78 @@ reason `over_cap`) and left out of the answer's rates.
 
 from __future__ import annotations
 
-import json
+import re
 from typing import Any
 
-from monitor.checks.contrast import claim_core, verbatim
-from monitor.checks.evidence import claim_terms, index_evidence
-from monitor.checks.support import lexical_support
+from monitor.checks.contrast import MIN_ALIGNED, UNCITED_POLARITY_SHARE, claim_core, verbatim
+from monitor.checks.data_claims import (
+    Attribute,
+    attribute_conflicts,
+    attributes,
+    data_times,
+    time_conflicts,
+)
+from monitor.checks.data_text import Leaf, data_lines, line, render_lines
+from monitor.checks.evidence import ClaimTerms, claim_terms, index_evidence
+from monitor.checks.support import CONTRADICTION_FACTOR, lexical_support
 from monitor.citations.values import checkable_number, value_stated
 from monitor.config.options import CheckOptions
 from monitor.records.models import AnswerEvent, Claim, Support
 from monitor.records.record import record
+from monitor.text.abstention import (
+    MIN_RESIDUE_WORDS,
+    abstention_spans,
+    content_words,
+    may_refuse,
+    residue,
+)
 from monitor.text.negation import NEGATION_RE
 from monitor.text.words import identifiers
 
 UNCITED = "uncited"
 OVER_CAP = "over_cap"
-MAX_DATA_LINES = 2_000  # leaves of `data` rendered as context
 SYMBOL_LINES = 5  # lines around a code symbol an uncited claim about it is checked against
 LONG_TEXT = 4_000  # past this, a document's stem and bigram sets are built once for all claims
 
 NO_CONTEXT = Support("not_supported", 0.0, "high", "rules", (UNCITED, "no_context"))
 UNDECIDED = Support("unverifiable", 0.5, "low", "rules", (UNCITED, OVER_CAP))
-
-
-def _leaves(node: Any, path: list[str], depth: int, out: list[tuple[str, Any]]) -> None:
-    if depth > 32 or len(out) >= MAX_DATA_LINES:
-        return
-    if isinstance(node, dict):
-        for key, value in node.items():
-            _leaves(value, [*path, str(key)], depth + 1, out)
-    elif isinstance(node, list):
-        for i, value in enumerate(node):
-            _leaves(value, [*path, str(i)], depth + 1, out)
-    else:
-        out.append((" ".join(p.replace("_", " ") for p in path if not p.isdigit()), node))
-
-
-def _shown(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool) or value is None:
-        return "true" if value else "false" if value is not None else "null"
-    if isinstance(value, int | float):
-        return str(value)  # json.dumps per leaf cost more than the rest of the grounding
-    return json.dumps(value, default=str)
+ABSTENTION = "abstention"
+# a refusal: neither support nor hallucination; 0.5 is the score of "no evidence either way"
+ABSTAINED = Support("abstain", 0.5, "high", "rules", (UNCITED, ABSTENTION))
 
 
 def data_leaves(data: Any) -> list[tuple[str, Any]]:
     """(key words, value) of every leaf of `data`: `{"quote": {"premium": 300}}` →
-    [("quote premium", 300)]."""
-    out: list[tuple[str, Any]] = []
-    _leaves(data, [], 0, out)
-    return out
-
-
-def render_data(data: Any) -> str:
-    """`data` as lines a claim can be compared with: "quote premium = 300"."""
-    return "\n".join(f"{words} = {_shown(value)}" for words, value in data_leaves(data))
+    [("quote premium", 300)] (data_text.py)."""
+    return [(words, value) for words, value, _, _ in data_lines(data)]
 
 
 @record
 class Context:
-    """The event's retrieved context: every document's text, then its data rendered as text,
-    and the data's leaves."""
+    """The event's retrieved context: every document's text, then its data rendered as text
+    (data_text.py), and the data's leaves."""
 
     texts: list[str]
-    leaves: list[tuple[str, Any]]
+    leaves: list[Leaf]
+    attributes: list[Attribute]  # the data's boolean/null attributes (data_claims.py)
+    times: frozenset[int]  # the clock times the data states (minutes after midnight)
+    records: dict[int, str]  # an object's lines by its id, filled as claims need them
+    values: list[tuple[str, Any, int]]  # _stated_values (filled on first use)
+    may_refuse: bool = True  # False: no sentence of the answer can be a refusal
 
 
 def context_of(event: AnswerEvent) -> Context:
     texts = [t for t in (doc.full_text for doc in event.documents) if t and not t.isspace()]
-    leaves: list[tuple[str, Any]] = []
+    leaves: list[Leaf] = []
     if event.data is not None:
-        leaves = data_leaves(event.data)
+        leaves = data_lines(event.data)
         if leaves:
-            texts.append("\n".join(f"{words} = {_shown(value)}" for words, value in leaves))
+            texts.append(render_lines(leaves))
     # not deduplicated: hashing whole documents per answer costs more than a repeat
-    return Context(texts, leaves)
+    refusing = may_refuse(event.answer)
+    if not leaves:
+        return Context(texts, leaves, [], frozenset(), {}, [], refusing)
+    return Context(texts, leaves, attributes(leaves), data_times(leaves), {}, [], refusing)
 
 
 def context_texts(event: AnswerEvent) -> list[str]:
@@ -104,25 +101,67 @@ def context_texts(event: AnswerEvent) -> list[str]:
     return context_of(event).texts
 
 
-def _value_in_data(claim: str, leaves: list[tuple[str, Any]], options: CheckOptions) -> bool:
+def _record_text(context: Context, parent: int) -> str:
+    """The lines of one object of the data (a value's siblings) and of the data's top level,
+    built once per object and event."""
+    found = context.records.get(parent)
+    if found is None:
+        leaves = context.leaves
+        top = leaves[0][3] if leaves else 0
+        found = "\n".join(line(leaf) for leaf in leaves if leaf[3] in (parent, top))
+        context.records[parent] = found
+    return found
+
+
+def _stated_values(context: Context) -> list[tuple[str, Any, int]]:
+    """(key's last word, value, parent) of the leaves a claim can state: numbers and strings of
+    three characters or more under a key (built once per event)."""
+    found = context.values
+    if not found and context.leaves and not context.records.get(-1):
+        for words, value, _, parent in context.leaves:
+            key = words.rsplit(" ", 1)[-1] if words else ""
+            if not key or isinstance(value, bool):
+                continue
+            # a value a sentence can state: a number, or a short string (a name, a date, an
+            # address; a sentence does not state a whole review text)
+            if checkable_number(value) is not None or (
+                isinstance(value, str) and 3 <= len(value) <= MAX_STATED_CHARS
+            ):
+                found.append((key, value, parent))
+        context.records[-1] = "built"  # (ids are positive) an empty list is built too
+    return found
+
+
+def _value_in_data(claim: str, context: Context, options: CheckOptions) -> bool:
     """The claim states a value of the data under its key's last word ("The premium ... is
-    1,200" for quote.premium = 1200), and negates nothing."""
+    1,200" for quote.premium = 1200), negates nothing, states no figure the data lacks, and
+    the rest of what it says is found near the value: at least half of its content words (the
+    share contrast.py asks of an aligned sentence) in the value's own record (its sibling
+    leaves) and the record's top level. One matching number is not enough: "3.5 stars from 3
+    reviews" is not supported by `business_stars = 3.5` alone."""
     if NEGATION_RE.search(claim) is not None:
         return False
     lowered = claim.lower()
-    for words, value in leaves:
-        key = words.rsplit(" ", 1)[-1] if words else ""
-        if not key or key not in lowered or isinstance(value, bool):
+    terms: ClaimTerms | None = None
+    for key, value, parent in _stated_values(context):
+        if key not in lowered:
             continue
-        if checkable_number(value) is not None or (isinstance(value, str) and len(value) >= 3):
-            stated = value_stated(
-                value,
-                [claim],
-                rel_tol=options.numeric_rel_tolerance,
-                min_similarity=options.string_min_similarity,
-            )
-            if stated:
-                return True
+        stated = value_stated(
+            value,
+            [claim],
+            rel_tol=options.numeric_rel_tolerance,
+            min_similarity=options.string_min_similarity,
+        )
+        if not stated:
+            continue
+        if terms is None:
+            terms = claim_terms(claim)
+            everything = index_evidence(context.texts[-1])
+            if any(not everything.has_number(m) for m in terms.numbers):
+                return False  # a figure of the claim that the data does not hold
+        found = index_evidence(_record_text(context, parent)).stems_found(terms.terms)
+        if terms.terms and len(found) >= MIN_ALIGNED * len(terms.terms):
+            return True
     return False
 
 
@@ -144,18 +183,69 @@ def _symbol_passage(claim: str, texts: list[str]) -> str | None:
     return None
 
 
+# "According to passage 1", "(Passage 2 & 3)", "Step 6:": numbers that name a source or a
+# list item, not figures the source must state
+_SOURCE_NUMBER_RE = re.compile(
+    r"\b((?:passages?|documents?|docs?|sources?|excerpts?|snippets?|articles?|results?|"
+    r"references?|paragraphs?)\s+)#?\d{1,3}(?:\s*(?:,|and|&|or|-|to)\s*#?\d{1,3})*\b",
+    re.I,
+)
+_DIGIT_RE = re.compile(r"\d")
+MAX_STATED_CHARS = 200
+# the look before the substitutions: word starts the patterns need
+_SOURCE_WORDS = (
+    "passage",
+    "doc",
+    "source",
+    "excerpt",
+    "snippet",
+    "article",
+    "result",
+    "referen",
+    "paragraph",
+)
+_ITEM_WORDS = ("step", "item", "point", "tip", "option", "method", "way", "reason")
+_ITEM_RE = re.compile(
+    r"^\W*(?:step|item|point|tip|option|method|way|reason)\s+\d{1,3}\s*[:.)-]\s*", re.I
+)
+
+
+def source_references_removed(text: str) -> str:
+    """The claim without the numbers of its source references and list labels."""
+    if _DIGIT_RE.search(text) is None:
+        return text
+    low = text.lower()
+    if any(word in low for word in _ITEM_WORDS):
+        text = _ITEM_RE.sub("", text)
+    if any(word in low for word in _SOURCE_WORDS):
+        text = _SOURCE_NUMBER_RE.sub(r"\1", text)
+    return text
+
+
 def ground_uncited(claim: Claim, context: Context, options: CheckOptions) -> Support:
-    """The verdict on an uncited claim from the event's context (`context_of`)."""
+    """The verdict on an uncited claim from the event's context (`context_of`). A refusal
+    ("the passages do not say") abstains; the content beside a refusal clause is what is
+    checked ("X is Y, but the passages do not say Z": X is Y)."""
+    text = claim.text
+    refusals = abstention_spans(text) if context.may_refuse else []
+    if refusals:
+        text = residue(text, refusals)
+        if content_words(text) < MIN_RESIDUE_WORDS:
+            return ABSTAINED
     texts = context.texts
     if not texts:
         return NO_CONTEXT
-    text = claim.text
+    text = source_references_removed(text)
     core = claim_core(text)
     for t in texts:
         if verbatim(text, t, core):
             return Support("supported", 1.0, "high", "rules", (UNCITED, "verbatim_in_context"))
-    if context.leaves and _value_in_data(text, context.leaves, options):
-        return Support("supported", 1.0, "high", "rules", (UNCITED, "value_in_data"))
+    conflicts: list[str] = []
+    if context.leaves:
+        conflicts = attribute_conflicts(text, context.attributes)
+        conflicts += time_conflicts(text, context.times)
+        if not conflicts and _value_in_data(text, context, options):
+            return Support("supported", 1.0, "high", "rules", (UNCITED, "value_in_data"))
     best = texts[0]
     passage = _symbol_passage(text, texts) if "`" in text or "_" in text else None
     if passage is not None:
@@ -174,7 +264,12 @@ def ground_uncited(claim: Claim, context: Context, options: CheckOptions) -> Sup
             n = len(found) + len(found & terms.heavy)
             if n > shared:
                 best, shared = t, n
-    support = lexical_support(text, [best], claim.kind)
+    support = lexical_support(text, [best], claim.kind, UNCITED_POLARITY_SHARE)
+    if conflicts:  # the record says otherwise (or nothing): a changed fact, as in support.py
+        score = round(support.score * CONTRADICTION_FACTOR, 4)
+        return Support(
+            "not_supported", score, "high", "lexical", (UNCITED, *support.reasons, *conflicts)
+        )
     return Support(
         support.verdict,
         support.score,

@@ -1,13 +1,17 @@
 """Answer-level scores (verdict.schema.json `scores`) from citation and claim results.
 
 - validity_rate = valid citations / citations
-- support_rate = supported / decided cited claims (decided: not `unverifiable`)
-- coverage = cited claims / claims
+- support_rate = supported / decided claims (decided: not `unverifiable`): a cited claim by its
+  citations, an uncited one by the event's context (grounding.py), as the judge sees them;
+  without this an answer that never cites read no support at all (docs/uncited.md)
+- coverage = cited claims / claims (the citation figure)
 - hallucination_rate = claims not supported by the retrieved context / claims: cited claims whose
   valid citations do not support them, claims whose citations are all invalid, and uncited
   claims that no document of the event supports (grounding.py); partially supported and
   unverifiable claims are not counted. An uncited claim that the documents support lowers
   coverage only.
+- a claim that abstains ("the passages do not say", grounding.ABSTAINED) is none of these: it
+  counts in `abstained` only; an answer whose every claim abstains is an abstaining answer
 - claims past a cap (citations never read, or too many uncited claims to ground: reason
   `over_cap`) are undecided and left out of coverage and hallucination alike
 - citation_density = characters of citation markers / answer characters (seed 000 §3.3)
@@ -44,12 +48,18 @@ def _rate(num: int, den: int) -> float | None:
 class ClaimTally:
     """An answer's claim counts, as the rates and the windowed gauges use them."""
 
-    claims: int  # decidable claims (over_cap ones left out)
+    claims: int  # decidable claims (over_cap and abstaining ones left out)
     cited: int
-    decided: int  # cited and not unverifiable
-    supported: int  # cited and supported
+    decided: int  # not unverifiable: cited ones by their citations, uncited by the context
+    supported: int  # supported (cited or grounded in the context)
     hallucinated: int  # not_supported, cited or not
     uncited_grounded: int  # uncited, and the documents support them (not hallucinated)
+    abstained: int = 0  # uncited claims that decline to answer
+
+    @property
+    def abstaining(self) -> bool:
+        """Every claim of the answer abstains (a refusal of the whole question)."""
+        return self.abstained > 0 and self.claims == 0
 
 
 def is_over_cap(result: ClaimResult) -> bool:
@@ -59,23 +69,26 @@ def is_over_cap(result: ClaimResult) -> bool:
 
 def claim_tally(claims: Sequence[ClaimResult], valid_ids: AbstractSet[int]) -> ClaimTally:
     """`valid_ids`: indexes of the answer's valid citations (an invalid one never supports)."""
-    n = cited = decided = supported = hallucinated = grounded = 0
+    n = cited = decided = supported = hallucinated = grounded = abstained = 0
     for c in claims:
         verdict = c.support.verdict
         indexes = c.claim.citation_indexes
         if indexes:
             cited += 1
-            if verdict != "unverifiable":
-                decided += 1
-                supported += verdict == "supported"
             hallucinated += verdict == "not_supported" or valid_ids.isdisjoint(indexes)
         elif is_over_cap(c):
+            continue
+        elif verdict == "abstain":
+            abstained += 1
             continue
         else:
             grounded += verdict != "not_supported"
             hallucinated += verdict == "not_supported"
+        if verdict != "unverifiable":
+            decided += 1
+            supported += verdict == "supported"
         n += 1
-    return ClaimTally(n, cited, decided, supported, hallucinated, grounded)
+    return ClaimTally(n, cited, decided, supported, hallucinated, grounded, abstained)
 
 
 def _span_key(event: AnswerEvent, doc_id: str, page: int | None) -> Key:

@@ -50,7 +50,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from monitor.checks.contrast import contrasts, restated, value_date_mismatch
+from monitor.checks.contrast import POLARITY_ALIGNED, contrasts, restated, value_date_mismatch
 from monitor.checks.evidence import claim_terms, index_evidence, shared_bigrams
 from monitor.citations.values import flag_stated, value_stated
 from monitor.config.options import CheckOptions
@@ -157,7 +157,12 @@ def signals(claim_text: str, evidence_texts: Sequence[str]) -> Signals:
     )
 
 
-def lexical_support(claim_text: str, evidence_texts: Sequence[str], kind: str) -> Support:
+def lexical_support(
+    claim_text: str,
+    evidence_texts: Sequence[str],
+    kind: str,
+    polarity_share: float = POLARITY_ALIGNED,
+) -> Support:
     sig = signals(claim_text, evidence_texts)
     reasons = [f"term_coverage={sig.coverage:.2f}", f"phrase_overlap={sig.phrase:.2f}"]
     score = max(0.0, calibrated(sig.base) - NAME_PENALTY * min(sig.missing_names, 3))
@@ -183,7 +188,7 @@ def lexical_support(claim_text: str, evidence_texts: Sequence[str], kind: str) -
     # claim about code stands or falls by its symbols and figures. A changed figure settles the
     # verdict already, so the look is taken then only to name a changed date as one.
     if score >= UNVERIFIABLE_AT and not named and (not missing or has_date(claim_text)):
-        flipped = contrasts(claim_text, evidence_texts, sig.missing_names > 0)
+        flipped = contrasts(claim_text, evidence_texts, sig.missing_names > 0, polarity_share)
     if missing or flipped:
         score *= MISSING_NUMBER_FACTOR  # once, whatever the number of flips
         reasons.extend(f"number_missing:{raw}" for raw in missing[:3])

@@ -131,8 +131,8 @@ def judgeable_split(verdict: Verdict) -> tuple[list[float], int, int, int]:
                 scores.append(c.support.score)
                 continue
             hallucinated = c.support.verdict == "not_supported" or valid.isdisjoint(indexes)
-        elif is_over_cap(c):
-            continue
+        elif is_over_cap(c) or c.support.verdict == "abstain":
+            continue  # a refusal is neither supported nor not (monitor.checks.scoring)
         elif c.support.reasons[1:2] != (NO_CONTEXT_REASON,):
             scores.append(c.support.score)
             continue

@@ -34,7 +34,7 @@ def overall_score(support_scores: Sequence[float], answer: AnswerVerdict) -> flo
 
 
 def answer_record(verdicts: Iterable[PairVerdict], answer: AnswerVerdict) -> dict[str, Any]:
-    scores = [v.support_score for v in verdicts]
+    scores = [v.support_score for v in verdicts if v.judgement != "ABSTAIN"]
     return {
         "alignment": answer.alignment,
         "correctness_score": answer.correctness_score,

@@ -28,11 +28,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-PROMPT_VERSION = "ragmon-judge-v2"
+PROMPT_VERSION = "ragmon-judge-v3"  # v3: the ABSTAIN judgement
 #: a batch with the citing API's own quote of a pair (Pair.quote): the same system message, one
 #: more fenced block in the user message; the version of those pairs' cache keys and records, so
 #: a verdict given with a quote is never reused for the pair without one, or the reverse
-QUOTE_PROMPT_VERSION = "ragmon-judge-v2+quote"
+QUOTE_PROMPT_VERSION = "ragmon-judge-v3+quote"
 ANSWER_PROMPT_VERSION = "ragmon-answer-v2"
 MAX_BATCH = 5  # seed 001 §5.3
 
@@ -112,7 +112,9 @@ For each claim_id:
 evidence shows; write it first.
 - judgement: ENTAILMENT if the evidence clearly states everything the claim asserts (paraphrase \
 is fine); NEUTRAL if it supports only part of the claim or only by inference; CONTRADICTION if it \
-contradicts the claim, is unrelated, or lacks the information.
+contradicts the claim, is unrelated, or lacks the information; ABSTAIN if the claim asserts \
+nothing about the world but declines to answer or says that the answerer or the sources lack the \
+information ("the passages do not say", "I cannot answer that"), in any language.
 - supports: true for ENTAILMENT, false otherwise.
 - score: support strength from 0.0 (none) to 1.0 (complete).
 - confidence: "high", "medium" or "low".

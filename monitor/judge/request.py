@@ -154,8 +154,8 @@ def judge_items(
     splits = Splits()
     for result in verdict.claims:
         if not result.claim.citation_indexes:
-            if event is None or is_over_cap(result):
-                continue
+            if event is None or is_over_cap(result) or result.support.verdict == "abstain":
+                continue  # a refusal asserts nothing to judge (it counts in no rate)
             if context is None:
                 context = context_texts(event)
             if context:

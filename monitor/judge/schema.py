@@ -25,10 +25,11 @@ from typing import Any, Literal
 from monitor.config.errors import JudgeError
 from monitor.records.models import ClaimVerdict, Confidence
 
-Judgement = Literal["ENTAILMENT", "NEUTRAL", "CONTRADICTION"]
+Judgement = Literal["ENTAILMENT", "NEUTRAL", "CONTRADICTION", "ABSTAIN"]
 Alignment = Literal["CORRECT", "PARTIALLY_CORRECT", "INCORRECT"]
 
-JUDGEMENTS: tuple[str, ...] = ("ENTAILMENT", "NEUTRAL", "CONTRADICTION")
+# ABSTAIN: the claim declines to answer ("the passages do not say"): verdict `abstain`
+JUDGEMENTS: tuple[str, ...] = ("ENTAILMENT", "NEUTRAL", "CONTRADICTION", "ABSTAIN")
 CONFIDENCES: tuple[str, ...] = ("high", "medium", "low")
 ALIGNMENTS: tuple[str, ...] = ("CORRECT", "PARTIALLY_CORRECT", "INCORRECT")
 MAX_REASONING_CHARS = 4_000
@@ -50,11 +51,18 @@ INVALID_REASONS: tuple[str, ...] = (
 _WORDISH = re.compile(r"[^\W\d_]{2,}")
 
 # Seed 004: support_score per judgement; the claim verdict the monitor records for each.
-SUPPORT_SCORE: dict[str, float] = {"ENTAILMENT": 1.0, "NEUTRAL": 0.5, "CONTRADICTION": 0.0}
+# (an ABSTAIN has no support score: answer.py leaves it out of the mean)
+SUPPORT_SCORE: dict[str, float] = {
+    "ENTAILMENT": 1.0,
+    "NEUTRAL": 0.5,
+    "CONTRADICTION": 0.0,
+    "ABSTAIN": 0.5,
+}
 CLAIM_VERDICT: dict[str, ClaimVerdict] = {
     "ENTAILMENT": "supported",
     "NEUTRAL": "partially_supported",
     "CONTRADICTION": "not_supported",
+    "ABSTAIN": "abstain",
 }
 # Seed 001 §9 escalates below a numeric confidence of 0.7; the judge answers in words.
 CONFIDENCE_VALUE: dict[str, float] = {"high": 0.9, "medium": 0.7, "low": 0.4}

@@ -39,7 +39,7 @@ def batch_request_schema(claim_ids: tuple[int, ...], bounded: bool) -> dict[str,
         yes = {**props, "judgement": {"const": "ENTAILMENT"}, "supports": {"const": True}}
         no = {
             **props,
-            "judgement": {"enum": ["NEUTRAL", "CONTRADICTION"]},
+            "judgement": {"enum": ["NEUTRAL", "CONTRADICTION", "ABSTAIN"]},
             "supports": {"const": False},
         }
         verdicts["items"] = {"anyOf": [{**item, "properties": yes}, {**item, "properties": no}]}

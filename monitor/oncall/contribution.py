@@ -29,6 +29,7 @@ FIGURE_FIELDS: dict[str, tuple[str, str]] = {
     "support": ("supported_claims", "decided_claims"),
     "hallucination": ("unsupported_claims", "claims"),
     "coverage": ("cited_claims", "claims"),
+    "abstention": ("abstained_answers", "events"),
 }
 
 

@@ -13,7 +13,11 @@ from monitor.records.record import record
 
 CitationFormat = Literal["span", "line", "numeric", "json_path", "segment"]
 CitationStatus = Literal["valid", "invalid"]
-ClaimVerdict = Literal["supported", "partially_supported", "not_supported", "unverifiable"]
+# abstain: the claim declines to answer ("the passages do not say"): neither support nor
+# hallucination (monitor/text/abstention.py)
+ClaimVerdict = Literal[
+    "supported", "partially_supported", "not_supported", "unverifiable", "abstain"
+]
 ClaimKind = Literal["extractive", "abstractive", "unknown"]
 Confidence = Literal["high", "medium", "low"]
 Tier = Literal["rules", "lexical", "judge"]

@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import re
 
-# "not only ... but also" adds, it does not negate
+# "not only ... but also" adds, it does not negate; "whether or not" / "commission or not"
+# names an alternative; "not clear / not certain / not known" hedges (the hedge is read apart,
+# monitor/checks/contrast.py), none of them denies the predicate. "failed -- to", "failure to".
+_HEDGED = r"(?:clear|certain|sure|known|immediately\s+(?:clear|known))\b"
 NEGATION_RE = re.compile(
-    r"\b(?:not(?!\s+only\b)|never|no|none|nobody|nothing|neither|nor|cannot|without|unable"
-    r"|den(?:y|ies|ied|ying)|fail(?:s|ed|ing)?\s+to|lack(?:s|ed|ing)?|unlikely|impossible"
-    r"|hardly|rarely|seldom|absent)\b|n['’]t\b",
+    rf"\b(?:not(?<!\bor\snot)(?!\s+only\b|\s+{_HEDGED})|never|no|none|nobody|nothing|neither|nor"
+    r"|cannot|without|unable|den(?:y|ies|ied|ying)|fail(?:s|ed|ing|ures?)?(?:\s*(?:--|[,—–])\s*|\s+)to"
+    r"|lack(?:s|ed|ing)?|unlikely|impossible|hardly|rarely|seldom|absent)\b"
+    rf"|n['’]t\b(?!\s+{_HEDGED})",
     re.I,
 )

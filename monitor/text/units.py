@@ -153,3 +153,8 @@ def same_quantities(claim: str, texts: Sequence[str]) -> set[str]:
 
 def _show(number: float) -> str:
     return str(int(number)) if number.is_integer() else str(number)
+
+
+def is_unit(word: str) -> bool:
+    """`word` (lower case) is a unit this module knows ("km", "minutes", "percent")."""
+    return word in _UNITS

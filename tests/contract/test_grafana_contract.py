@@ -277,16 +277,16 @@ def _sync(server: ContractServer, rules: tuple[AlertRule, ...]) -> list[str]:
 def test_sync_twice_changes_nothing_the_second_time(grafana_server: ContractServer) -> None:
     rules = load_rules()
     first = _sync(grafana_server, rules)
-    assert first == ["folder:create", "dashboard:create"] + ["alert rule:create"] * 8
+    assert first == ["folder:create", "dashboard:create"] + ["alert rule:create"] * 9
     writes = [(s.method, s.path) for s in grafana_server.writes()]
     assert writes[:2] == [("POST", "/api/folders"), ("POST", "/api/dashboards/db")]
-    assert writes[2:] == [("POST", "/api/v1/provisioning/alert-rules")] * 8
+    assert writes[2:] == [("POST", "/api/v1/provisioning/alert-rules")] * 9
     assert all(s.status in (200, 201) for s in grafana_server.seen if s.method != "GET")
     assert set(grafana_server.rules) >= {"ragmon-validity-low", "ragmon-not-reporting"}
 
     grafana_server.seen.clear()
     second = _sync(grafana_server, rules)
-    assert second == ["folder:unchanged", "dashboard:unchanged"] + ["alert rule:unchanged"] * 8
+    assert second == ["folder:unchanged", "dashboard:unchanged"] + ["alert rule:unchanged"] * 9
     assert grafana_server.writes() == []
 
     # a changed threshold updates exactly that rule (and the dashboard's threshold line)
@@ -324,16 +324,16 @@ def test_cli_dry_run_prints_the_plan_and_writes_nothing(
     assert run_sync(_args(dry_run=True)) == 0
     out = capsys.readouterr().out
     assert "folder      ragmon" in out and "alert rule  ragmon-dlq-high" in out
-    assert out.strip().endswith("10 to create, 0 to update, 0 unchanged (dry run: nothing written)")
+    assert out.strip().endswith("11 to create, 0 to update, 0 unchanged (dry run: nothing written)")
     assert grafana_server.writes() == [] and grafana_server.seen  # it did read
 
     assert run_sync(_args()) == 0
-    assert capsys.readouterr().out.strip().endswith("10 created, 0 updated, 0 unchanged")
+    assert capsys.readouterr().out.strip().endswith("11 created, 0 updated, 0 unchanged")
     assert run_sync(_args(dry_run=True)) == 0
     assert (
         capsys.readouterr()
         .out.strip()
-        .endswith("0 to create, 0 to update, 10 unchanged (dry run: nothing written)")
+        .endswith("0 to create, 0 to update, 11 unchanged (dry run: nothing written)")
     )
 
 
@@ -403,7 +403,8 @@ def test_synced_rules_and_dashboard_link_to_the_panel_and_the_evidence(
             {"validity": "Citation validity (counters", "support": "Support: estimate",
              "hallucination": "Hallucination: estimate",
              "coverage": "Citation coverage (counters",
-             "judge_agreement": "Judge against human labels"}[rule.figure]
+             "judge_agreement": "Judge against human labels",
+             "abstention": "Abstaining answers (counters"}[rule.figure]
         )  # fmt: skip
         assert notes["evidence_url"] == (
             "http://127.0.0.1:6066/evidence?app={{ $labels.app | urlquery }}"

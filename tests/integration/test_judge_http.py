@@ -307,7 +307,7 @@ async def test_runner_publishes_counts_and_keeps_canary_gauges(
     assert sorted(r["event_id"] for r in published) == ["e1", "e2"]
     assert [a["reason"] for a in audited] == ["judge", "judge"]
     e1 = next(r for r in published if r["event_id"] == "e1")
-    assert e1["sampled_because"] == "base" and e1["prompt_version"] == "ragmon-judge-v2"
+    assert e1["sampled_because"] == "base" and e1["prompt_version"] == "ragmon-judge-v3"
     assert [c["verdict"] for c in e1["claims"]] == ["supported", "not_supported"]
     for verdict in ("supported", "not_supported", "partially_supported"):
         assert (

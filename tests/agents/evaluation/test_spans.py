@@ -90,18 +90,20 @@ def test_response_figures_by_hand() -> None:
     assert f["auroc"] == pytest.approx(4 / 6)
 
 
-def test_claim_figures_count_abstain_as_not_hallucinated() -> None:
+def test_claim_figures_leave_abstaining_claims_apart() -> None:
     rows = [
         ("supported", "abstain", 0.5),
+        ("not_supported", "abstain", 0.5),
         ("not_supported", "not_supported", 0.1),
         ("supported", "supported", 0.9),
         ("not_supported", "supported", 0.8),
+        ("supported", "unverifiable", 0.45),
     ]
     f = claim_figures(rows)
-    # recall of supported 2/2, of not_supported 1/2 → BA 0.75
-    assert f["balanced_accuracy"] == pytest.approx(0.75)
-    assert f["abstain"] == 1 and f["not_supported"] == 2
-    # supported scores 0.5, 0.9 vs not 0.1, 0.8: pairs won 1+2 of 4
+    # kept: recall of supported 1/2 (0.45 < 0.5 counts as not), of not_supported 1/2 → BA 0.5
+    assert f["balanced_accuracy"] == pytest.approx(0.5)
+    assert f["abstain"] == 2 and f["abstain_in_span"] == 1 and f["not_supported"] == 3
+    # supported 0.9, 0.45 vs not 0.1, 0.8: pairs won 2 + 1 of 4
     assert f["auroc"] == pytest.approx(0.75)
 
 

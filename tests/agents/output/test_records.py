@@ -182,3 +182,43 @@ def test_a_record_in_this_versions_order_reads_as_the_field_by_field_reader_does
     again = parse_score_record(record)
     assert again is not None
     assert again.entries[0].vector == _vector(shuffled, values, negative=kind == "judge")
+
+
+def test_an_answer_of_refusals_counts_as_abstained() -> None:
+    from monitor.check import check_event
+    from monitor.config.options import CheckOptions
+    from monitor.records.models import AnswerEvent, Document
+
+    docs = (Document("a", "The reservoir held 40 million cubic metres in May."),)
+    refusal = check_event(
+        AnswerEvent("e", "The passages do not mention the level in July.", documents=docs),
+        CheckOptions(),
+    )
+    counts = verdict_counts(refusal)
+    assert counts["abstained_answers"] == 1 and "claims" not in counts
+    answered = check_event(
+        AnswerEvent(
+            "f",
+            "The reservoir held 40 million cubic metres in May. The passages do not say more.",
+            documents=docs,
+        ),
+        CheckOptions(),
+    )
+    assert "abstained_answers" not in verdict_counts(answered)
+    assert verdict_counts(answered)["claims"] == 1
+
+
+def test_judge_labels_leave_claims_the_judge_calls_refusals_out() -> None:
+    from agents.output.records import judge_delta
+
+    claims = [
+        {"outcome": "ok", "verdict": "supported"},
+        {"outcome": "ok", "verdict": "abstain"},
+        {"outcome": "ok", "verdict": "not_supported"},
+    ]
+    delta = vector_to_counts(judge_delta(claims, [0.9, 0.5, 0.2]))
+    same = vector_to_counts(judge_delta([claims[0], claims[2]], [0.9, 0.2]))
+    labels = {k: v for k, v in delta.items() if k.startswith("lab_")}
+    assert labels == {k: v for k, v in same.items() if k.startswith("lab_")}
+    assert labels["lab_n"] == 1 and labels["lab_m"] == 2
+    assert delta["judge_calls"] == 3

@@ -142,7 +142,7 @@ def test_plan_without_grafana_creates_everything() -> None:
         dashboard={"uid": "d", "title": "D"},
         alert_rules=grafana_alert_rules(load_rules()),
     )
-    assert [a.kind for a in actions] == ["create"] * 10
+    assert [a.kind for a in actions] == ["create"] * 11
     with pytest.raises(ValueError, match="uid"):
         plan(None, folder_title="ragmon", dashboard={}, alert_rules=[])
 

@@ -365,3 +365,12 @@ def test_no_data_is_parsed_and_checked() -> None:
     assert rule.no_data == "hold"
     with pytest.raises(ConfigError, match="no_data"):
         parse_rules("rules: [{name: r, figure: validity, below: 0.9, no_data: alert}]")
+
+
+def test_abstention_is_refusing_answers_over_checked_answers() -> None:
+    # 50 events, 10 of them rejected (no answer to refuse), 12 of the 40 checked refuse
+    f = WindowFigures.from_counts("a", 0.0, events=50, rejected=10, abstained_answers=12)
+    assert f.values["abstention"] == 12 / 40
+    assert WindowFigures.from_counts("a", 0.0, events=3, rejected=3).values["abstention"] is None
+    [rule] = [r for r in load_rules() if r.figure == "abstention"]
+    assert rule.op == "above" and rule.breaches(0.3) and not rule.breaches(0.05)

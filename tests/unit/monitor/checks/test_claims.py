@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from monitor.checks.claims import classify_claim, split_claims
+from monitor.checks.claims import classify_claim, is_claim, split_claims
 from monitor.citations.extract import extract_citations
 from monitor.config.options import CheckOptions
 from monitor.records.models import AnswerEvent, Citation, Segment
@@ -246,3 +246,37 @@ def test_split_claims_never_raises_on_any_text(answer: str) -> None:
     event = AnswerEvent(event_id="e", answer=answer)
     claims = split_claims(event, bracket_citations(answer), OPTIONS)
     assert all(answer[c.start : c.end] == c.text for c in claims)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Here is a summary of the article in 121 words:",
+        "Sure, here is a summary of the news within 85 words:",
+        "Based on the given passages, here are the steps to fold a quilt:",
+        "Here's how you can cook brats according to the provided passages:",
+        "Below is an overview of the business.",
+    ],
+)
+def test_the_answer_announcing_itself_is_no_claim(text: str) -> None:
+    assert not is_claim(text, 3)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Here is the answer: the river is 40 km long.",
+        "Here is where the treaty was signed in 1990.",
+        "Hereford cattle are common in the region.",
+        "Based on the provided passages, technicians are paid by the hour.",
+    ],
+)
+def test_a_claim_after_a_preamble_is_still_a_claim(text: str) -> None:
+    assert is_claim(text, 3)
+
+
+@pytest.mark.parametrize(
+    "text", ["Let me know if you have any further questions.", "I hope this helps you decide."]
+)
+def test_closing_courtesies_are_no_claims(text: str) -> None:
+    assert not is_claim(text, 3)

@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 
 from monitor.check import check_event
-from monitor.checks.grounding import context_texts, render_data
+from monitor.checks.data_text import render_data
+from monitor.checks.grounding import context_texts
+from monitor.checks.scoring import claim_tally
 from monitor.config.options import CheckOptions
 from monitor.records.models import AnswerEvent, Document
 
@@ -67,7 +69,7 @@ def test_without_context_an_uncited_claim_is_not_supported() -> None:
 def test_data_is_context_too() -> None:
     data = {"quote": {"premium": 300, "holder_name": "Dana Reyes"}, "items": [{"price": 12}]}
     assert render_data(data) == (
-        "quote premium = 300\nquote holder name = Dana Reyes\nitems price = 12"
+        "quote premium: 300\nquote holder name: Dana Reyes\nitems price: 12"
     )
     event = AnswerEvent("e", "", data=data, documents=(Document("d", "x"),))
     assert context_texts(event) == ["x", render_data(data)]
@@ -125,3 +127,84 @@ def test_an_uncited_claim_about_code_is_checked_against_the_symbol_lines() -> No
     # 2 is in the document, but not in the lines of `beta`
     (bad,), _ = run("The `beta` function multiplies its input by 2.", documents=docs)
     assert bad[0] == "not_supported" and "number_missing:2" in bad[1]
+
+
+def test_a_refusal_abstains_and_counts_in_no_rate() -> None:
+    claims, scores = run(
+        "Rainfall in the basin doubled during the spring of 2021. "
+        "However, the passages do not say how much rain fell in June."
+    )
+    assert claims[0][0] == "supported"
+    assert claims[1] == ("abstain", ("uncited", "abstention"))
+    # the refusal is neither support nor hallucination, nor a claim that lacks a citation
+    assert (scores.support_rate, scores.hallucination_rate, scores.coverage) == (1.0, 0.0, 0.0)  # type: ignore[attr-defined]
+
+
+def test_an_answer_of_refusals_is_an_abstaining_answer() -> None:
+    event = AnswerEvent(
+        "e",
+        "Unable to answer based on the given passages. Je ne peux pas répondre.",
+        documents=DOCS,
+    )
+    verdict = check_event(event, CheckOptions())
+    assert [c.support.verdict for c in verdict.claims] == ["abstain", "abstain"]
+    assert verdict.scores.hallucination_rate is None and verdict.scores.support_rate is None
+    tally = claim_tally(verdict.claims, set())
+    assert tally.abstaining and (tally.abstained, tally.claims) == (2, 0)
+
+
+def test_the_content_beside_a_refusal_is_checked() -> None:
+    claims, _ = run(
+        "The reservoir held 40 million cubic metres in May, but the passages do not mention "
+        "the level in July."
+    )
+    assert claims[0][0] == "supported"
+    claims, _ = run(
+        "The reservoir held 90 million cubic metres in May, but the passages do not mention "
+        "the level in July."
+    )
+    assert claims[0][0] == "not_supported"
+
+
+def test_source_references_and_list_labels_are_no_figures() -> None:
+    from monitor.checks.grounding import source_references_removed
+
+    assert source_references_removed(
+        "According to passage 1, pay is 30 dollars (Passage 2 & 3)."
+    ) == ("According to passage , pay is 30 dollars (Passage ).")
+    assert source_references_removed("Step 6: Serve it at 70 degrees.") == "Serve it at 70 degrees."
+    (claim,), _ = run(
+        "According to passage 2, rainfall in the basin doubled during the spring of 2021."
+    )
+    assert claim[0] == "supported"  # "2" names the passage, it is no figure the passage lacks
+
+
+def test_a_source_unsure_of_a_count_supports_no_definite_count() -> None:
+    docs = (
+        Document(
+            "a",
+            "Jets struck a depot near the border on Monday. It was not immediately clear how "
+            "many soldiers died in the strike. Officials praised the crews.",
+        ),
+    )
+    (definite,), _ = run(
+        "Jets struck a depot near the border, killing thousands of soldiers.", documents=docs
+    )
+    assert definite[0] == "not_supported" and "hedged_source" in definite[1]
+    (hedged,), _ = run(
+        "Jets struck a depot near the border; how many soldiers died is unclear.", documents=docs
+    )
+    assert "hedged_source" not in hedged[1]
+
+
+def test_an_uncited_flip_needs_the_whole_claim_in_one_sentence() -> None:
+    docs = (Document("a", "The council approved the new stadium near the harbour in May."),)
+    (flip,), _ = run(
+        "The council did not approve the new stadium near the harbour.", documents=docs
+    )
+    assert flip[0] == "not_supported" and "negation_mismatch" in flip[1]
+    # the guessed sentence lacks part of the claim: its polarity is no evidence either way
+    (partial,), _ = run(
+        "The council did not approve funding for the stadium near the harbour.", documents=docs
+    )
+    assert "negation_mismatch" not in partial[1]

@@ -61,8 +61,8 @@ def test_hand_computed_scores() -> None:
     s = answer_scores(event, results, claims, OPTS)
     assert s.validity_rate == 3 / 4
     assert s.coverage == 4 / 5
-    # decided cited claims: 0, 1, 3 → 1 supported
-    assert s.support_rate == 1 / 3
+    # decided claims, cited by their citations and uncited by the context: 0, 1, 3, 4 → 1
+    assert s.support_rate == 1 / 4
     # claims 1 (not_supported), 3 (invalid only), 4 (uncited)
     assert s.hallucination_rate == 3 / 5
     assert s.citation_density == 12 / 100

@@ -171,3 +171,39 @@ def test_docs_show_the_system_message_as_sent() -> None:
 
     docs = Path(__file__).resolve().parents[4] / "docs" / "judge.md"
     assert BATCH_SYSTEM in docs.read_text(encoding="utf-8")
+
+
+def test_an_abstain_judgement_is_the_abstain_verdict() -> None:
+    from monitor.judge.answer import answer_record
+    from monitor.judge.prompt import BATCH_SYSTEM
+    from monitor.judge.schema import AnswerVerdict
+
+    reply = {
+        "verdicts": [
+            {
+                "claim_id": 1,
+                "reasoning": "The claim only says the passages lack the figure.",
+                "judgement": "ABSTAIN",
+                "supports": False,
+                "score": 0.5,
+                "confidence": "high",
+            },
+            {
+                "claim_id": 2,
+                "reasoning": "The evidence states the figure as written.",
+                "judgement": "ENTAILMENT",
+                "supports": True,
+                "score": 1.0,
+                "confidence": "high",
+            },
+        ]
+    }
+    got = parse_batch_reply(json.dumps(reply), (1, 2))
+    assert got[1].verdict == "abstain" and got[2].verdict == "supported"
+    # a refusal is no part of the answer's mean support
+    answer = AnswerVerdict("CORRECT", 1.0, 1.0, (), "fine")
+    assert answer_record(got.values(), answer)["mean_support"] == 1.0
+    assert "ABSTAIN" in BATCH_SYSTEM
+    reply["verdicts"][0]["supports"] = True  # type: ignore[index]
+    with pytest.raises(ReplyInvalid):
+        parse_batch_reply(json.dumps(reply), (1, 2))

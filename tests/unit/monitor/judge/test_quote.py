@@ -40,22 +40,24 @@ def _sha(value: object) -> str:
 
 
 def test_a_request_without_quotes_is_what_it_was_before_quotes() -> None:
-    """Hashes taken with the code of fd1c8e1 (before quotes existed) on the same hand-built
-    answer: the record's bytes, the prompt (fixed tag), the cache keys and the token estimate."""
+    """Hashes taken with the code of 2fa55fe (prompt v3, the ABSTAIN judgement; before quotes
+    existed) on the same hand-built answer: the record's bytes, the prompt (fixed tag), the
+    cache keys and the token estimate. (Against fd1c8e1, prompt v2, the quote branch matched
+    that code's hashes the same way.)"""
     ev = event(gold_answer="Revenue grew 5%.")
     v = verdict()
     req = build_request(ev, v, judge_items(v, event=ev), "base", now=1.0)
     assert all(i.quote is None for i in req.items)
-    assert _sha(req.to_dict()) == "a3a8685bdaa33502b94387b5f87cdf925e9ad65113c2a5643ce50484b6d570eb"
+    assert _sha(req.to_dict()) == "d3f95a90e6672b82c192d7510b58acd1d3414ee70bf8b183cfbc8b2b191c4c57"
     prompt = build_batch_prompt([i.pair for i in req.items], tag="DATA-" + "a" * 32)
     assert _sha(prompt.as_list()) == (
-        "cd79540624935de815cff05289ddaef987200949e7cf873431057622a51a51dd"
+        "ec5af591769fd4c787060a84260d6ff6a8e3a780fe501e167ae027c0caae426f"
     )
     keys = "".join(cache_key(i.pair.version, "m", *i.pair.texts) for i in req.items)
     assert hashlib.sha256(keys.encode()).hexdigest() == (
-        "63a64a69b2d0e54225910fa166efa9f30ccfbc5d7640016744a28f5467e6de7f"
+        "3c70d1656994df97c3fcc5d5f0fad4e6200372fdc64a2193226ddc0581706dfb"
     )
-    assert req.est_tokens == 1541
+    assert req.est_tokens == 1593
     assert judge_record(req, [PairOutcome("ok")] * len(req.items), None, 2.0)["prompt_version"] == (
         PROMPT_VERSION
     )

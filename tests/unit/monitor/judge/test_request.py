@@ -44,7 +44,7 @@ def test_uncited_claims_are_judged_on_the_whole_context() -> None:
     assert [(i.claim_index, i.cited) for i in items] == [(0, True), (1, True), (2, False)]
     uncited = items[2]
     assert uncited.claim == "Nobody knows why."
-    assert uncited.evidence == DOC.text + "\n\nquote premium = 900"
+    assert uncited.evidence == DOC.text + "\n\nquote premium: 900"
     assert (uncited.cheap_verdict, uncited.cheap_score) == ("not_supported", 0.0)
     # the flag survives the topic and reaches the judge record
     req = build_request(event(), verdict(), items, "base", now=1.0)
