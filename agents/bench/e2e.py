@@ -565,7 +565,7 @@ def _passthrough() -> int:
     import faust
 
     from agents.kafka.faust_fixes import fetch_wait
-    from agents.stream.app import faust_config
+    from agents.stream.faust_setup import faust_config
     from agents.stream.runner import RagmonWorker
 
     settings = load_settings()

@@ -50,7 +50,8 @@ async def _target(mode: str, events: list[bytes], url: str) -> None:
     from prometheus_client import CollectorRegistry
 
     from agents.bench.judge import check_loop
-    from agents.judging.agent import JudgeRunner, MetricsObserver
+    from agents.judging.agent import JudgeRunner
+    from agents.judging.observer import MetricsObserver
     from agents.telemetry.metrics import build_metrics
     from monitor.config.options import CheckOptions
     from monitor.judge.client import JudgeClient

@@ -25,7 +25,8 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 
-from agents.judging.agent import JudgeRunner, MetricsObserver
+from agents.judging.agent import JudgeRunner
+from agents.judging.observer import MetricsObserver
 from agents.telemetry.counting import Children
 from agents.telemetry.metrics import Metrics, build_metrics
 from monitor.check import check_event

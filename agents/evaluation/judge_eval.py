@@ -21,7 +21,7 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 
-from agents.judging.agent import MetricsObserver
+from agents.judging.observer import MetricsObserver
 from agents.telemetry.logs import configure_logging
 from agents.telemetry.metrics import Metrics, build_metrics
 from monitor.judge.client import AnswerOutcome, JudgeClient

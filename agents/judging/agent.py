@@ -1,48 +1,40 @@
-"""The judge agent: consumes `judge-requests`, calls the LLM with bounded concurrency, publishes
-to `verdicts`, counts claims under tier `judge`, keeps canary agreement gauges, feeds the audit,
-and sends the windows a judge record on `scores` (keyed by app): per judged answer its judge
-calls and, for an answer of the uniform (base-rate) sample judged whole, the label sums of the
-support and hallucination estimates, in the bucket where the answer was counted (`created_at`
-of the request). The judge's verdicts do not change the cheap counts (monitor/estimation).
+"""The judge runner: takes judge requests from `judge-requests`, calls the LLM with bounded
+concurrency, publishes to `verdicts`, counts claims under tier `judge`, keeps canary agreement
+gauges, feeds the audit, and sends the windows a judge record on `scores` (keyed by app): per
+judged answer its judge calls and, for an answer of the uniform (base-rate) sample judged whole,
+the label sums of the support and hallucination estimates, in the bucket where the answer was
+counted (`created_at` of the request). The judge's verdicts do not change the cheap counts
+(monitor/estimation).
 
 `submit` never awaits: a full queue drops the request and counts it (`judge_dropped_total
 {reason="queue_full"}`), so neither the Faust consumer nor the check path waits on the LLM.
 
-Wiring (the app factory)::
-
-    runner = build_judge_runner(settings, metrics, app_label,
-                                publish=topic_publisher(verdicts_topic),
-                                audit=topic_publisher(audit_topic))
-    attach_judge_agent(app, runner, judge_requests_topic)
+Its Prometheus observer is agents.judging.observer; building it from the settings and putting it
+on a Faust app is agents.judging.wiring.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import structlog
 
-from agents.judging.acks import InOrderAcks
-from agents.judging.canary import cheap_canary_hook
-from agents.kafka import handback
 from agents.output.records import judge_delta, labelled, score_entry, score_record
 from agents.semantic.opinion import SemanticOpinion
 from agents.telemetry.counting import Children
 from agents.telemetry.metrics import Metrics
 from monitor.judge.answer import AgreementWindow, says_supported
 from monitor.judge.client import AnswerOutcome, JudgeClient
-from monitor.judge.config import JudgeConfig
 from monitor.judge.record import judge_record
 from monitor.judge.request import JudgeRequest, RequestInvalid, parse_request
-from monitor.sampling.policy import JUDGE_DOWN, QUEUE_FULL, Budget, Decision
+from monitor.sampling.policy import JUDGE_DOWN, QUEUE_FULL, Decision
 
 log = structlog.get_logger("ragmon.judge")
-__all__ = ["JudgeRunner", "MetricsObserver", "attach_judge_agent", "cheap_canary_hook"]
+__all__ = ["Done", "JudgeRunner", "Publish"]
 
 Publish = Callable[[dict[str, Any]], Awaitable[Any]]
 #: called once a submitted request is finished with (acks its message)
@@ -55,52 +47,6 @@ def _finish(done: Done | None) -> None:
             done()
         except Exception:  # an ack that fails must not end the worker task that called it
             log.exception("judge request ack failed")
-
-
-class MetricsObserver:
-    """JudgeObserver → Prometheus."""
-
-    def __init__(self, metrics: Metrics, *, log_problems: bool = True) -> None:
-        self.m = metrics
-        self.log_problems = log_problems  # off where the caller reports them (ragmon eval)
-        # labels() takes a lock and builds a key each time; a lookup runs once per judged pair
-        self._child = Children()
-        self._told: set[tuple[str, str, str]] = set()  # problems already logged
-
-    def call(self, model: str, outcome: str) -> None:
-        self._child(self.m.judge_requests, (model, outcome)).inc()
-
-    def attempt(
-        self, model: str, seconds: float, tokens_in: int, tokens_out: int, cost_usd: float
-    ) -> None:
-        self.m.judge_latency.labels(model=model).observe(seconds)
-        if tokens_in:
-            self.m.judge_tokens.labels(model=model, direction="in").inc(tokens_in)
-        if tokens_out:
-            self.m.judge_tokens.labels(model=model, direction="out").inc(tokens_out)
-        if cost_usd:
-            self.m.judge_cost.labels(model=model).inc(cost_usd)
-
-    def retry(self, model: str, reason: str) -> None:
-        self.m.judge_retries.labels(model=model, reason=reason).inc()
-
-    def cache(self, hit: bool) -> None:
-        self._child(self.m.judge_cache, ("hit" if hit else "miss",)).inc()
-
-    def invalid(self, model: str, reason: str) -> None:
-        self.m.judge_invalid_replies.labels(model=model, reason=reason).inc()
-
-    def problem(self, model: str, what: str, detail: str) -> None:
-        # the server's own words (secrets removed by the client): the one thing that tells an
-        # operator why a judge fails, e.g. a response format the server does not take
-        key = (model, what, detail)
-        if (
-            not self.log_problems or key in self._told
-        ):  # a server down or misconfigured says the same on every call
-            return
-        if len(self._told) < 1_000:
-            self._told.add(key)
-        log.warning("judge problem", model=model, outcome=what, detail=detail)
 
 
 class JudgeRunner:
@@ -301,90 +247,3 @@ class JudgeRunner:
         )
         if judged is not None:
             self.metrics.judge_agreement_ratio.labels(app=app).set(judged)
-
-
-def build_judge_runner(
-    settings: Any,
-    metrics: Metrics,
-    app_label: Callable[[str | None], str] | None = None,
-    *,
-    publish: Publish | None = None,
-    audit: Publish | None = None,
-    correct: Publish | None = None,
-    client: Any = None,
-) -> JudgeRunner:
-    """A runner configured from the settings object (budgets enforced on real calls too)."""
-    config = JudgeConfig.from_settings(settings)
-    judge = JudgeClient(
-        config,
-        observer=MetricsObserver(metrics),
-        budget=Budget(settings.judge_calls_per_minute, settings.judge_tokens_per_hour),
-        client=client,
-    )
-    return JudgeRunner(
-        judge,
-        metrics,
-        concurrency=config.max_in_flight,
-        queue_size=settings.judge_queue_size,
-        publish=publish,
-        audit=audit,
-        correct=correct,
-        app_label=app_label,
-        # loaded at start-up so a missing or altered model stops the worker, not a request
-        semantic=SemanticOpinion.load() if getattr(settings, "semantic_enabled", False) else None,
-    )
-
-
-def topic_publisher(topic: Any) -> Publish:
-    """Publish records to a Faust topic as JSON bytes, keyed by event id (bytes pass through
-    both raw and json topics unchanged)."""
-
-    async def send(record: dict[str, Any]) -> None:
-        key = str(record.get("event_id") or "").encode()
-        await topic.send(key=key, value=json.dumps(record, ensure_ascii=False).encode())
-
-    return send
-
-
-def score_publisher(topic: Any) -> Publish:
-    """Publish score records (judge records) to `scores` as JSON bytes, keyed by app like
-    the check agent's, so they reach the partition that owns the app's window."""
-
-    async def send(record: dict[str, Any]) -> None:
-        key = str(record["app"]).encode()
-        await topic.send(key=key, value=json.dumps(record, separators=(",", ":")).encode())
-
-    return send
-
-
-def attach_judge_agent(app: Any, runner: JudgeRunner, requests_topic: Any) -> Any:
-    """Register the judge agent on a Faust app; the runner stops with the app.
-
-    A request's message is acked when the runner is done with it and with every earlier one of
-    its partition (agents.judging.acks), not when it is queued, so a worker killed with requests
-    queued or in flight loses none: the next owner of the partition reads them again (an answer
-    judged twice sends its label twice; the window counts it once, by event id). Before a
-    rebalance or a stop waits for unacked messages, the queued requests are given up and every
-    unfinished message handed back (agents.kafka.handback), so a slow judge never holds a
-    rebalance."""
-    acks = InOrderAcks()
-
-    async def judge(stream: Any) -> None:
-        async for event in stream.noack().events():
-            runner.submit(event.value, done=acks.take(event))
-
-    agent = app.agent(requests_topic, name="ragmon.judge")(judge)
-
-    def release(consumer: Any) -> None:
-        queued = runner.release()
-        unfinished = acks.release(consumer)
-        if unfinished:
-            log.info("judge requests handed back", queued=queued, unfinished=unfinished)
-
-    handback.on_wait_empty(app, release)
-
-    async def _stop(*_: Any, **__: Any) -> None:
-        await runner.stop()
-
-    app.on_before_shutdown.connect(_stop)
-    return agent

@@ -263,7 +263,8 @@ def build_notifier(settings: Settings, metrics: Metrics | None) -> Notifier | No
     """A Grafana notifier when RAGMON_GRAFANA_URL is set; None means the structured log only."""
     if not settings.grafana_url:
         return None
-    from agents.grafana.client import Grafana, GrafanaNotifier
+    from agents.grafana.client import Grafana
+    from agents.grafana.notifier import GrafanaNotifier
 
     token = settings.grafana_token.get_secret_value() if settings.grafana_token else None
     grafana = Grafana(

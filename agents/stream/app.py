@@ -1,56 +1,48 @@
 """The Faust app factory: topics, tables, the check and aggregate agents, /metrics and /status.
 
 Nothing is created at import time: `create_app(settings, deps)` builds a fresh app (with its own
-Prometheus registry), so tests and benchmarks can build as many as they need.
+Prometheus registry), so tests and benchmarks can build as many as they need. What it returns is
+agents/stream/ragmon_app.py; the Faust configuration and topic channels are
+agents/stream/faust_setup.py; the web pages are agents/stream/web.py.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import faust
 import structlog
 from prometheus_client import CollectorRegistry
-from prometheus_client.exposition import choose_encoder
 
 from agents.checking.pool import CheckPool
-from agents.evidence.web import install as install_evidence
 from agents.judging.canary import cheap_canary_hook
 from agents.kafka import faust_fixes
-from agents.kafka.broker import free_port
-from agents.kafka.connection import (
-    bootstrap_servers,
-    broker_reachable,
-    client_kwargs,
-    faust_credentials,
-)
+from agents.kafka.connection import broker_reachable, client_kwargs
 from agents.kafka.topics import TopicSpec, topic_specs
 from agents.labelling.canary import canary_label_hook
 from agents.labelling.feed import follow_labels
-from agents.labelling.join import LabelJoin, build_label_join
+from agents.labelling.join import build_label_join
 from agents.output.audit import AuditTrail
-from agents.output.outbox import Outbox, ProducerPublisher, Publish
+from agents.output.outbox import Outbox, ProducerPublisher
 from agents.stream.aggregate import WindowAggregator, partition_for_app
 from agents.stream.alerting import Alerting, TableStore, build_alerting
 from agents.stream.check_agent import CheckProcessor, VerdictHook
 from agents.stream.check_batch import CheckBatches
+from agents.stream.faust_setup import faust_config, topic_channels
 from agents.stream.human_scale import HumanScale
+from agents.stream.ragmon_app import RagmonApp
+from agents.stream.web import install_web
 from agents.stream.window_store import CountedRecords
-from agents.telemetry.metrics import AppLabels, Metrics, build_metrics
+from agents.telemetry.metrics import AppLabels, build_metrics
 from monitor.alerting.alerts import Transition
 from monitor.config.settings import Settings
 from monitor.oncall.alert_record import alert_record
 
-if TYPE_CHECKING:
-    from agents.judging.agent import JudgeRunner
-
 log = structlog.get_logger("ragmon.worker")
-
 GAUGE_INTERVAL = 1.0  # seconds between recomputations of the window gauges
 # Seconds each phase of Alerting.close may take at shutdown (queued Grafana notifications drain,
 # then the sender thread joins): at most twice this, well inside the worker's stop timeout.
@@ -70,117 +62,12 @@ class AppDeps:
     installers: list[Callable[[RagmonApp], None]] = field(default_factory=list)
 
 
-@dataclass
-class RagmonApp:
-    faust: faust.App
-    settings: Settings
-    metrics: Metrics
-    topics: dict[str, TopicSpec]
-    channels: dict[str, Any]
-    processor: CheckProcessor
-    aggregator: WindowAggregator
-    outbox: Outbox
-    publish: Publish  # replaceable (tests): where the check agent's records go
-    started_at: float = field(default_factory=time.time)
-    broker_up: bool | None = None
-    last_gauges: dict[str, dict[str, Any]] = field(default_factory=dict)
-    check_pool: CheckPool | None = None
-    judge: JudgeRunner | None = None  # set when the judge is enabled
-    label_join: LabelJoin | None = None  # human labels and calibration pairs
-
-    def close(self) -> None:
-        """What outlives Faust's own shutdown: the check processes."""
-        if self.check_pool is not None:
-            self.check_pool.close()
-
-    def assigned(self) -> dict[str, list[int]]:
-        out: dict[str, list[int]] = {}
-        try:
-            actives = self.faust.assignor.assigned_actives()
-        except Exception:  # before the first assignment the assignor has no state yet
-            return out
-        for tp in actives:
-            out.setdefault(tp.topic, []).append(tp.partition)
-        return {k: sorted(v) for k, v in sorted(out.items())}
-
-    def status(self) -> dict[str, Any]:
-        return {
-            "app_id": self.settings.app_id,
-            "uptime_s": round(time.time() - self.started_at, 1),
-            "broker_up": self.broker_up,
-            "assigned": self.assigned(),
-            "processed": dict(self.processor.processed),
-            "next_offsets": _by_partition(self.processor.next_offsets),
-            "aggregate": {
-                "counted": self.aggregator.counted,
-                "duplicates": self.aggregator.duplicates,
-                "owned_partitions": sorted(self.aggregator.owned),
-                "next_offsets": _by_partition(self.aggregator.next_offsets),
-            },
-            "gauges": self.last_gauges,
-            "firing": self.aggregator.alerting.firing_links()
-            if self.aggregator.alerting is not None
-            else [],
-        }
-
-
-def _by_partition(offsets: dict[int, int]) -> dict[str, int]:
-    """partition → offset as JSON keys, in partition order."""
-    return {str(p): o for p, o in sorted(offsets.items())}
-
-
-def faust_config(settings: Settings) -> dict[str, Any]:
-    return {
-        "broker": [f"kafka://{s}" for s in bootstrap_servers(settings)],
-        "broker_credentials": faust_credentials(settings),
-        "autodiscover": False,
-        "store": "memory://",
-        "datadir": settings.data_dir,
-        "topic_partitions": settings.partitions,
-        "topic_replication_factor": settings.replicas,
-        "broker_session_timeout": settings.broker_session_timeout,
-        "broker_heartbeat_interval": settings.broker_heartbeat_interval,
-        "broker_rebalance_timeout": settings.broker_rebalance_timeout,
-        "web_enabled": True,
-        "web_bind": settings.metrics_host,
-        "web_host": settings.metrics_host,
-        # Faust refuses port 0; "any free port" is resolved here instead.
-        "web_port": settings.metrics_port or free_port(settings.metrics_host),
-        "worker_redirect_stdouts": False,
-        # A record up to max_event_bytes must be fetchable to be dead-lettered, not stall the
-        # partition; 1 MiB is the floor Kafka clients use.
-        "consumer_max_fetch_size": max(1 << 20, settings.max_event_bytes * 3),
-    }
-
-
-def _channels(app: faust.App, specs: dict[str, TopicSpec]) -> dict[str, Any]:
-    def topic(role: str, value_serializer: str) -> Any:
-        spec = specs[role]
-        return app.topic(
-            spec.name,
-            partitions=spec.partitions,
-            key_serializer="raw",
-            value_serializer=value_serializer,
-        )
-
-    return {
-        "answers": topic("answers", "raw"),
-        "scores": topic("scores", "raw"),
-        "dlq": topic("dlq", "json"),
-        "audit": topic("audit", "raw"),
-        "audit_json": topic("audit", "json"),
-        "judge-requests": topic("judge-requests", "json"),
-        "verdicts": topic("verdicts", "json"),
-        "labels": topic("labels", "raw"),
-    }
-
-
 def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
     deps = deps or AppDeps()
     metrics = build_metrics(deps.registry or CollectorRegistry())
     specs = deps.topics or topic_specs(settings)
     app = faust.App(settings.app_id, **faust_config(settings))
-    channels = _channels(app, specs)
+    channels = topic_channels(app, specs)
     labels = AppLabels(settings.app_allowlist, settings.max_apps)
 
     # Tables are co-partitioned with `scores`: they are written while iterating it.
@@ -310,7 +197,7 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
         await loop.run_in_executor(None, alerting.close, ALERT_FLUSH_SECONDS)
 
     app.on_before_shutdown.connect(flush_alerts)
-    _install_web(rapp)
+    install_web(rapp)
     if settings.judge_enabled:
         from agents.stream.judge_wiring import install_judge
 
@@ -337,31 +224,3 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
             work, settings.check_processes, on_restart=metrics.check_process_restarts.inc
         )
     return rapp
-
-
-def metrics_payload(registry: CollectorRegistry, accept: str) -> tuple[bytes, str]:
-    """The exposition the scraper asked for: OpenMetrics (with exemplars) when it accepts it,
-    else the Prometheus text format."""
-    encoder, content_type = choose_encoder(accept)
-    return encoder(registry), content_type
-
-
-def _install_web(rapp: RagmonApp) -> None:
-    app, registry = rapp.faust, rapp.metrics.registry
-
-    async def metrics_view(view: Any, request: Any) -> Any:
-        body, content_type = metrics_payload(registry, request.headers.get("Accept", ""))
-        return view.bytes(body, headers={"Content-Type": content_type})
-
-    async def status_view(view: Any, request: Any) -> Any:
-        return view.json(rapp.status())
-
-    app.page("/metrics", name="ragmon_metrics")(metrics_view)
-    app.page("/status", name="ragmon_status")(status_view)
-    join = rapp.label_join
-    install_evidence(
-        app,
-        rapp.settings,
-        int(app.conf.web_port),
-        labels=(lambda: join.store.labels) if join is not None else None,
-    )

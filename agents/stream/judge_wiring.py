@@ -14,9 +14,8 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from agents.judging.agent import (
-    JudgeRunner,
-    Publish,
+from agents.judging.agent import JudgeRunner, Publish
+from agents.judging.wiring import (
     attach_judge_agent,
     build_judge_runner,
     score_publisher,

@@ -18,7 +18,8 @@ from agents.checking.gc_tuning import tune_gc
 from agents.kafka.broker import free_port
 from agents.kafka.connection import client_kwargs, wait_for_broker
 from agents.kafka.topics import TopicSpec, ensure_topics
-from agents.stream.app import AppDeps, RagmonApp, create_app
+from agents.stream.app import AppDeps, create_app
+from agents.stream.ragmon_app import RagmonApp
 from agents.telemetry.logs import configure_logging
 from monitor.config.errors import BrokerUnavailable, ConfigError
 from monitor.config.settings import Settings

@@ -92,7 +92,7 @@ def unreachable_judge_url() -> str:
 def unreachable_judge(metrics: Metrics) -> Any:
     """A judge client pointed at `unreachable_judge_url()`: every call is judge_down at once
     (the runner's plumbing without a server)."""
-    from agents.judging.agent import MetricsObserver
+    from agents.judging.observer import MetricsObserver
     from monitor.judge.client import JudgeClient
     from monitor.judge.config import JudgeConfig
 

@@ -11,9 +11,11 @@ import pytest
 from prometheus_client import CollectorRegistry
 
 from agents.commands.grafana import run_sync
-from agents.grafana.client import ALERT_TAG, Grafana, GrafanaNotifier
+from agents.grafana.annotations import ALERT_TAG
+from agents.grafana.client import Grafana
 from agents.grafana.dashboard import build_dashboard
 from agents.grafana.model import grafana_alert_rules
+from agents.grafana.notifier import GrafanaNotifier
 from agents.grafana.sync import apply, plan
 from agents.kafka.broker import free_port
 from agents.stream.alerting import Alerting
@@ -361,7 +363,7 @@ def test_cli_without_a_token_says_no_token_is_set(
 
 
 def test_an_estimated_rule_says_the_estimate_the_interval_and_n() -> None:
-    from agents.grafana.client import annotation_text
+    from agents.grafana.annotations import annotation_text
     from monitor.alerting.alerts import AlertRule, Transition
 
     rule = AlertRule("hallucination_high", "hallucination", "above", 0.1, 0.07)

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from agents.judging.agent import MetricsObserver
 from agents.judging.fake_server import JudgeHTTPServer
+from agents.judging.observer import MetricsObserver
 from agents.kafka.broker import free_port
 from agents.telemetry.metrics import Metrics
 from monitor.judge.client import JudgeClient

@@ -26,7 +26,8 @@ import jsonschema
 import pytest
 from prometheus_client import CollectorRegistry
 
-from agents.judging.agent import JudgeRunner, MetricsObserver
+from agents.judging.agent import JudgeRunner
+from agents.judging.observer import MetricsObserver
 from agents.kafka.broker import free_port
 from agents.telemetry.metrics import Metrics, build_metrics
 from monitor.check import check_event

@@ -216,7 +216,7 @@ class Feeder:
 
 def _judge_calls(metrics: Metrics, n: int) -> None:
     """The judge agent's own metrics observer, as a judge worker would drive it."""
-    from agents.judging.agent import MetricsObserver
+    from agents.judging.observer import MetricsObserver
 
     observer = MetricsObserver(metrics)
     for i in range(n):

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from agents.grafana.client import annotation_text
+from agents.grafana.annotations import annotation_text
 from agents.grafana.model import grafana_alert_rules, provisioning_doc
 from agents.grafana.promql import prometheus_rules
 from agents.grafana.render import GRAFANA_RULES_FILE, PROMETHEUS_RULES_FILE

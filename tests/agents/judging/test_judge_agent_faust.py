@@ -10,7 +10,8 @@ from typing import Any
 import faust
 from prometheus_client import CollectorRegistry
 
-from agents.judging.agent import JudgeRunner, attach_judge_agent
+from agents.judging.agent import JudgeRunner
+from agents.judging.wiring import attach_judge_agent
 from agents.telemetry.metrics import build_metrics
 from monitor.judge.request import Item, JudgeRequest
 from tests.agents.helpers import unreachable_judge, unreachable_judge_url
@@ -43,7 +44,7 @@ async def test_agent_hands_records_to_the_runner() -> None:
 
 
 async def test_topic_publisher_sends_json_bytes_keyed_by_event() -> None:
-    from agents.judging.agent import topic_publisher
+    from agents.judging.wiring import topic_publisher
 
     sent: list[tuple[bytes, bytes]] = []
 

@@ -11,7 +11,8 @@ from typing import Any
 import faust
 from prometheus_client import CollectorRegistry
 
-from agents.judging.agent import JudgeRunner, attach_judge_agent
+from agents.judging.agent import JudgeRunner
+from agents.judging.wiring import attach_judge_agent
 from agents.telemetry.metrics import build_metrics
 from monitor.judge.request import Item, JudgeRequest
 from tests.agents.helpers import unreachable_judge

@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
-from agents.stream.app import create_app, faust_config, metrics_payload
+from agents.stream.app import create_app
+from agents.stream.faust_setup import faust_config
+from agents.stream.web import metrics_payload
 from monitor.config.settings import load_settings
 from tests.agents.helpers import samples, value
 

@@ -191,7 +191,7 @@ def test_canary_agreement_window() -> None:
 def test_cheap_canary_hook_sets_the_gauge() -> None:
     from prometheus_client import CollectorRegistry
 
-    from agents.judging.agent import cheap_canary_hook
+    from agents.judging.canary import cheap_canary_hook
     from agents.telemetry.metrics import build_metrics
 
     metrics = build_metrics(CollectorRegistry())
