@@ -356,7 +356,7 @@ def profile(
     the stage switches themselves cost, taken off the total."""
     switch = switch_cost_ns()
     if len(events) < answers:  # long enough for the per-second work to reach its steady state
-        from agents.bench.e2e import renamed
+        from agents.bench.e2e_records import renamed
 
         events = list(renamed(events, answers, "st"))
     threshold = gc.get_threshold()
@@ -413,6 +413,9 @@ def broker_reference(events: list[bytes], n: int, rounds: int) -> dict[str, Any]
     import tempfile
 
     from agents.bench import e2e
+    from agents.bench.e2e_procs import _env, _spawn, _stop
+    from agents.bench.e2e_records import _publish, _read, _tagged_answers, _tagged_values, renamed
+    from agents.bench.e2e_workers import Monitor, _start_monitor
     from agents.kafka.broker import EmbeddedBroker, free_port
     from agents.kafka.topics import TopicSpec, ensure_topics
     from monitor.config.settings import load_settings
@@ -425,33 +428,33 @@ def broker_reference(events: list[bytes], n: int, rounds: int) -> dict[str, Any]
         pt = load_settings(bootstrap_servers=bootstrap, topic_prefix="pt.", partitions=PARTITIONS)
         specs = {r: TopicSpec(r, f"pt.{r}", PARTITIONS) for r in ("answers", "out")}
         asyncio.run(ensure_topics(pt, {"bootstrap_servers": bootstrap}, specs))
-        mon = e2e.Monitor("monitor", "mon.", {"RAGMON_CHECK_PROCESSES": "0"})
-        e2e._start_monitor(mon, bootstrap, work)
+        mon = Monitor("monitor", "mon.", {"RAGMON_CHECK_PROCESSES": "0"})
+        _start_monitor(mon, bootstrap, work)
         assert mon.proc is not None and mon.settings is not None
         procs.append(mon.proc)
-        passthrough = e2e._spawn(
+        passthrough = _spawn(
             ["agents.bench.e2e", "passthrough"],
-            e2e._env(bootstrap, "pt.", "stages-pt", free_port(), work),
+            _env(bootstrap, "pt.", "stages-pt", free_port(), work),
             work / "passthrough.log",
         )
         procs.append(passthrough)
         warm = min(n, 1000)
         answers, scores = mon.settings.topic("answers"), mon.settings.topic("scores")
-        asyncio.run(e2e._publish(mon.settings, answers, e2e.renamed(events, warm, "warm"), None))
-        asyncio.run(e2e._publish(pt, "pt.answers", e2e.renamed(events, warm, "ptwarm"), None))
-        asyncio.run(e2e._read(bootstrap, scores, warm, 600, e2e._tagged_answers("warm")))
-        asyncio.run(e2e._read(bootstrap, "pt.out", warm, 600, e2e._tagged_values("ptwarm")))
+        asyncio.run(_publish(mon.settings, answers, renamed(events, warm, "warm"), None))
+        asyncio.run(_publish(pt, "pt.answers", renamed(events, warm, "ptwarm"), None))
+        asyncio.run(_read(bootstrap, scores, warm, 600, _tagged_answers("warm")))
+        asyncio.run(_read(bootstrap, "pt.out", warm, 600, _tagged_values("ptwarm")))
         pt_cpu, mon_cpu, loads = [], [], []
         for r in range(rounds):
             loads.append(os.getloadavg()[0])
             tag = f"mon{r}-"
-            weight = e2e._tagged_answers(tag)
+            weight = _tagged_answers(tag)
             _, cpu = e2e._backlog_rate(
                 mon.settings, bootstrap, answers, scores, events, n, tag, weight, mon.proc
             )
             mon_cpu.append(cpu)
             tag = f"pt{r}-"
-            weight = e2e._tagged_values(tag)
+            weight = _tagged_values(tag)
             _, cpu = e2e._backlog_rate(
                 pt, bootstrap, "pt.answers", "pt.out", events, n, tag, weight, passthrough
             )
@@ -467,7 +470,7 @@ def broker_reference(events: list[bytes], n: int, rounds: int) -> dict[str, Any]
         }
     finally:
         for proc in procs:
-            e2e._stop(proc)
+            _stop(proc)
         broker.stop()
 
 
