@@ -45,20 +45,16 @@ from agents.bench.e2e_procs import (
     PARTITIONS,
     _checked,
     _env,
-    _paused,
     _spawn,
     _stop,
     _tree,
-    cpu_seconds,
     rss_mb,
     tree_rss_mb,
 )
 from agents.bench.e2e_records import (
-    _ends,
+    _backlog_rate,
     _lags,
-    _output_since,
     _publish,
-    _rate,
     _read,
     _summary,
     _tagged_answers,
@@ -75,7 +71,7 @@ from agents.bench.e2e_workers import (
 )
 from agents.kafka.broker import EmbeddedBroker, free_port
 from agents.kafka.topics import TopicSpec, ensure_topics
-from monitor.config.settings import Settings, load_settings
+from monitor.config.settings import load_settings
 
 
 def measure(
@@ -117,28 +113,6 @@ def measure(
         for proc in procs:
             _stop(proc)
         broker.stop()
-
-
-def _backlog_rate(
-    settings: Settings,
-    bootstrap: str,
-    source: str,
-    sink: str,
-    events: list[bytes],
-    n: int,
-    tag: str,
-    weight: Any,
-    proc: subprocess.Popen[bytes],
-) -> tuple[float, float]:
-    """How fast the running worker `proc` works through `n` fresh events written while it
-    was paused, and the CPU time its processes spent per answer (µs)."""
-    starts = asyncio.run(_ends(bootstrap, sink))
-    with _paused(proc):
-        asyncio.run(_publish(settings, source, renamed(events, n, tag), None))
-        cpu = cpu_seconds(proc.pid)
-    records = asyncio.run(_output_since(bootstrap, sink, starts, n, weight, timeout=1200))
-    cpu_us = (cpu_seconds(proc.pid) - cpu) / n * 1e6
-    return _rate([r for r in records if weight(r)], weight=weight), cpu_us
 
 
 def _measure(

@@ -1,17 +1,18 @@
 """The records of the end-to-end bench on the broker: fresh events written (paced or not),
 output read back and weighed by the answers it carries, rates and lag summaries from the
-records' timestamps."""
+records' timestamps, and a paused worker's rate through a backlog."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import statistics
+import subprocess
 import time
 from collections.abc import Iterator
 from typing import Any
 
-from agents.bench.e2e_procs import PARTITIONS
+from agents.bench.e2e_procs import PARTITIONS, _paused, cpu_seconds
 from agents.kafka.produce import Publisher, paced
 from monitor.config.settings import Settings
 
@@ -155,3 +156,25 @@ async def _output_since(
             return out
         still = 0
     raise TimeoutError(f"{topic}: fewer than {count} answers came out in {timeout:.0f} s")
+
+
+def _backlog_rate(
+    settings: Settings,
+    bootstrap: str,
+    source: str,
+    sink: str,
+    events: list[bytes],
+    n: int,
+    tag: str,
+    weight: Any,
+    proc: subprocess.Popen[bytes],
+) -> tuple[float, float]:
+    """How fast the running worker `proc` works through `n` fresh events written while it
+    was paused, and the CPU time its processes spent per answer (µs)."""
+    starts = asyncio.run(_ends(bootstrap, sink))
+    with _paused(proc):
+        asyncio.run(_publish(settings, source, renamed(events, n, tag), None))
+        cpu = cpu_seconds(proc.pid)
+    records = asyncio.run(_output_since(bootstrap, sink, starts, n, weight, timeout=1200))
+    cpu_us = (cpu_seconds(proc.pid) - cpu) / n * 1e6
+    return _rate([r for r in records if weight(r)], weight=weight), cpu_us

@@ -55,9 +55,15 @@ def broker_reference(events: list[bytes], n: int, rounds: int) -> dict[str, Any]
     import subprocess
     import tempfile
 
-    from agents.bench import e2e
     from agents.bench.e2e_procs import _env, _spawn, _stop
-    from agents.bench.e2e_records import _publish, _read, _tagged_answers, _tagged_values, renamed
+    from agents.bench.e2e_records import (
+        _backlog_rate,
+        _publish,
+        _read,
+        _tagged_answers,
+        _tagged_values,
+        renamed,
+    )
     from agents.bench.e2e_workers import Monitor, _start_monitor
     from agents.kafka.broker import EmbeddedBroker, free_port
     from agents.kafka.topics import TopicSpec, ensure_topics
@@ -92,13 +98,13 @@ def broker_reference(events: list[bytes], n: int, rounds: int) -> dict[str, Any]
             loads.append(os.getloadavg()[0])
             tag = f"mon{r}-"
             weight = _tagged_answers(tag)
-            _, cpu = e2e._backlog_rate(
+            _, cpu = _backlog_rate(
                 mon.settings, bootstrap, answers, scores, events, n, tag, weight, mon.proc
             )
             mon_cpu.append(cpu)
             tag = f"pt{r}-"
             weight = _tagged_values(tag)
-            _, cpu = e2e._backlog_rate(
+            _, cpu = _backlog_rate(
                 pt, bootstrap, "pt.answers", "pt.out", events, n, tag, weight, passthrough
             )
             pt_cpu.append(cpu)
