@@ -31,133 +31,47 @@ Workers are separate processes (`ragmon worker`, `python -m agents.bench.e2e pas
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
-import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.kafka.broker import EmbeddedBroker, die_with_parent, embedded_env, free_port
-from agents.kafka.produce import Publisher, paced
-from agents.kafka.topics import TopicSpec, ensure_topics, topic_specs
-from monitor.config.settings import Settings, load_settings
-
-PARTITIONS = 4
-
-
-def renamed(events: list[bytes], n: int, tag: str) -> Iterator[bytes]:
-    """`n` events cycling through `events`, each round with fresh event ids (no dedup)."""
-    for i in range(n):
-        raw = events[i % len(events)]
-        yield raw.replace(b'"event_id": "', f'"event_id": "{tag}{i // len(events)}-'.encode(), 1)
-
-
-def _env(bootstrap: str, prefix: str, app_id: str, port: int, workdir: Path) -> dict[str, str]:
-    return {
-        **os.environ,
-        **embedded_env(bootstrap),
-        "RAGMON_TOPIC_PREFIX": prefix,
-        "RAGMON_APP_ID": app_id,
-        "RAGMON_METRICS_PORT": str(port),
-        "RAGMON_DATA_DIR": str(workdir / f"data-{app_id}"),
-        "RAGMON_PARTITIONS": str(PARTITIONS),
-        "RAGMON_LOG_FORMAT": "json",
-        "PYTHONUNBUFFERED": "1",
-    }
-
-
-def _spawn(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    with open(log, "ab") as out:
-        return subprocess.Popen(
-            [sys.executable, "-m", *args],
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            preexec_fn=die_with_parent,
-        )
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
-
-
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
-def _checked(port: int) -> float:
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
-        text = response.read().decode()
-    return sum(
-        float(line.rsplit(" ", 1)[1])
-        for line in text.splitlines()
-        if line.startswith("ragmon_events_total{") and 'outcome="checked"' in line
-    )
-
-
-async def _publish(settings: Settings, topic: str, values: Any, rate: float | None) -> int:
-    publisher = Publisher(settings, topic)
-    await publisher.start()
-    try:
-        async for value in paced(values, rate):
-            await publisher.send(value)
-    finally:
-        await publisher.stop()
-    return publisher.stats.sent
-
-
-def _one(record: Any) -> int:
-    return 1
-
-
-async def _read(
-    bootstrap: str, topic: str, count: int, timeout: float, weight: Any = _one
-) -> list[Any]:
-    """Records of `topic` from the start until their weights add up to `count`."""
-    from aiokafka import AIOKafkaConsumer
-
-    consumer = AIOKafkaConsumer(
-        topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest", enable_auto_commit=False
-    )
-    await consumer.start()
-    out: list[Any] = []
-    total = 0
-    deadline = time.monotonic() + timeout
-    try:
-        while total < count and time.monotonic() < deadline:
-            for records in (await consumer.getmany(timeout_ms=500, max_records=5000)).values():
-                out.extend(records)
-                total += sum(weight(r) for r in records)
-    finally:
-        await consumer.stop()
-    return out
-
-
-def _rate(records: list[Any], weight: Any = _one) -> float:
-    """Items per second between the first and the last record (the first one's not counted)."""
-    ordered = sorted(records, key=lambda r: r.timestamp)
-    span = (ordered[-1].timestamp - ordered[0].timestamp) / 1000
-    items = sum(weight(r) for r in ordered[1:])
-    return items / span if span > 0 else float("nan")
+from agents.bench.e2e_procs import (
+    PARTITIONS,
+    _checked,
+    _env,
+    _spawn,
+    _stop,
+    _tree,
+    rss_mb,
+    tree_rss_mb,
+)
+from agents.bench.e2e_records import (
+    _backlog_rate,
+    _lags,
+    _publish,
+    _read,
+    _summary,
+    _tagged_answers,
+    _tagged_values,
+    renamed,
+)
+from agents.bench.e2e_workers import (
+    JUDGE_DELAY,
+    JUDGE_RATE,
+    _passthrough,
+    _start_monitor,
+    _topic,
+    monitors,
+)
+from agents.kafka.broker import EmbeddedBroker, free_port
+from agents.kafka.topics import TopicSpec, ensure_topics
+from monitor.config.settings import load_settings
 
 
 def measure(
@@ -199,214 +113,6 @@ def measure(
         for proc in procs:
             _stop(proc)
         broker.stop()
-
-
-def _lags(inputs: list[Any], outputs: list[Any]) -> list[float]:
-    sent = {r.value: r.timestamp for r in inputs}
-    return sorted((r.timestamp - sent[r.value]) / 1000 for r in outputs if r.value in sent)
-
-
-def _summary(lags: list[float]) -> dict[str, Any]:
-    return {
-        "events": len(lags),
-        "median_s": statistics.median(lags) if lags else None,
-        "p95_s": lags[int(len(lags) * 0.95) - 1] if lags else None,
-        "p99_s": lags[max(0, int(len(lags) * 0.99) - 1)] if lags else None,  # issue 6 asks p99
-    }
-
-
-def _tagged_answers(tag: str) -> Any:
-    """Weight of a score record: how many of its answers carry ids starting with `tag`."""
-
-    def weight(record: Any) -> int:
-        value = json.loads(record.value)
-        if value.get("kind", "scores") != "scores":
-            return 0  # a judge correction: the answer was counted by its score record
-        return sum(1 for e in value.get("events") or () if str(e[0]).startswith(tag))
-
-    return weight
-
-
-def _tagged_values(tag: str) -> Any:
-    needle = f'"event_id": "{tag}'.encode()
-
-    def weight(record: Any) -> int:
-        return 1 if needle in record.value else 0
-
-    return weight
-
-
-@contextlib.contextmanager
-def _paused(proc: subprocess.Popen[bytes]) -> Iterator[None]:
-    """The worker frozen (SIGSTOP) while a backlog is written: it then meets the whole backlog
-    at once, as after a start, without the restart (a new consumer-group member, table
-    recovery) in the measurement. A few seconds stay far inside the group session timeout."""
-    os.kill(proc.pid, signal.SIGSTOP)
-    try:
-        yield
-    finally:
-        os.kill(proc.pid, signal.SIGCONT)
-
-
-async def _ends(bootstrap: str, topic: str) -> dict[Any, int]:
-    from aiokafka import AIOKafkaConsumer, TopicPartition
-
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
-    await consumer.start()
-    try:
-        tps = [TopicPartition(topic, p) for p in range(PARTITIONS)]
-        return dict(await consumer.end_offsets(tps))
-    finally:
-        await consumer.stop()
-
-
-async def _output_since(
-    bootstrap: str, topic: str, starts: dict[Any, int], count: int, weight: Any, timeout: float
-) -> list[Any]:
-    """The records a worker writes to `topic` after `starts`, once their weights reach `count`.
-
-    The bench reads them only after the topic's end offsets have stood still for a second: a
-    reader running beside the worker would take CPU from it, and far more from a worker that
-    writes a record per answer (the pass-through) than from one writing a record per batch."""
-    from aiokafka import AIOKafkaConsumer
-
-    deadline = time.monotonic() + timeout
-    previous: dict[Any, int] = dict(starts)
-    still = 0
-    while time.monotonic() < deadline:
-        await asyncio.sleep(0.5)
-        ends = await _ends(bootstrap, topic)
-        still = still + 1 if ends == previous and ends != starts else 0
-        previous = ends
-        if still < 2:
-            continue
-        consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
-        await consumer.start()
-        out: list[Any] = []
-        try:
-            consumer.assign(list(starts))
-            for tp, offset in starts.items():
-                consumer.seek(tp, offset)
-            empty = 0
-            while empty < 2:
-                batch = await consumer.getmany(timeout_ms=300, max_records=5000)
-                empty = 0 if batch else empty + 1
-                for records in batch.values():
-                    out.extend(records)
-        finally:
-            await consumer.stop()
-        if sum(weight(r) for r in out) >= count:
-            return out
-        still = 0
-    raise TimeoutError(f"{topic}: fewer than {count} answers came out in {timeout:.0f} s")
-
-
-def _tree(pid: int) -> list[int]:
-    """`pid` and its descendants (a monitor's check processes)."""
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        with contextlib.suppress(OSError):
-            for task in Path(f"/proc/{p}/task").iterdir():
-                todo.extend(int(c) for c in (task / "children").read_text().split())
-    return out
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of `pid` and its descendants, from /proc."""
-    total = 0
-    for p in _tree(pid):
-        with contextlib.suppress(OSError):
-            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15)
-    return total / os.sysconf("SC_CLK_TCK")
-
-
-def tree_rss_mb(pid: int) -> float:
-    return sum(rss_mb(p) for p in _tree(pid))
-
-
-def _backlog_rate(
-    settings: Settings,
-    bootstrap: str,
-    source: str,
-    sink: str,
-    events: list[bytes],
-    n: int,
-    tag: str,
-    weight: Any,
-    proc: subprocess.Popen[bytes],
-) -> tuple[float, float]:
-    """How fast the running worker `proc` works through `n` fresh events written while it
-    was paused, and the CPU time its processes spent per answer (µs)."""
-    starts = asyncio.run(_ends(bootstrap, sink))
-    with _paused(proc):
-        asyncio.run(_publish(settings, source, renamed(events, n, tag), None))
-        cpu = cpu_seconds(proc.pid)
-    records = asyncio.run(_output_since(bootstrap, sink, starts, n, weight, timeout=1200))
-    cpu_us = (cpu_seconds(proc.pid) - cpu) / n * 1e6
-    return _rate([r for r in records if weight(r)], weight=weight), cpu_us
-
-
-@dataclass
-class Monitor:
-    """One monitor worker of the bench: `ragmon worker` with `env` on topics `prefix`*."""
-
-    name: str
-    prefix: str
-    env: dict[str, str]
-    settings: Settings | None = None
-    proc: subprocess.Popen[bytes] | None = None
-    port: int = 0
-    rates: list[float] = field(default_factory=list)
-    cpu_us: list[float] = field(default_factory=list)
-    full: bool = True  # also lag and RSS (not only the rounds)
-
-
-#: The judge of the judge-on monitor: the fake judge replying after this many seconds, 10% of
-#: answers sampled, no budgets (the queue bound stops excess work), as `--section judge`.
-JUDGE_DELAY = 2.0
-JUDGE_RATE = 0.1
-
-
-def monitors(check_processes: int, judge_url: str | None = None) -> list[Monitor]:
-    """The in-process monitor; the one with check processes unless `check_processes` is 0; and,
-    given a judge, the latter again with the judge on (rounds only)."""
-    out = [Monitor("monitor", "mon.", {"RAGMON_CHECK_PROCESSES": "0"})]
-    if check_processes > 0:
-        pool = {"RAGMON_CHECK_PROCESSES": str(check_processes)}
-        out.append(Monitor("monitor_pool", "mp.", pool))
-        if judge_url:
-            judge = {
-                "RAGMON_JUDGE_ENABLED": "true",
-                "OPENAI_BASE_URL": judge_url,
-                "OPENAI_API_KEY": "bench-not-a-secret",
-                "RAGMON_JUDGE_MODEL": f"ok@{JUDGE_DELAY}",
-                "RAGMON_JUDGE_SAMPLE_RATE": str(JUDGE_RATE),
-                "RAGMON_JUDGE_OVERSAMPLE_RATE": str(JUDGE_RATE),
-                "RAGMON_JUDGE_CALLS_PER_MINUTE": "0",
-                "RAGMON_JUDGE_TOKENS_PER_HOUR": "0",
-            }
-            out.append(Monitor("monitor_pool_judge", "mj.", {**pool, **judge}, full=False))
-    return out
-
-
-def _start_monitor(m: Monitor, bootstrap: str, work: Path) -> None:
-    m.settings = load_settings(
-        bootstrap_servers=bootstrap, topic_prefix=m.prefix, partitions=PARTITIONS
-    )
-    asyncio.run(
-        ensure_topics(m.settings, {"bootstrap_servers": bootstrap}, topic_specs(m.settings))
-    )
-    m.port = free_port()
-    env = {**_env(bootstrap, m.prefix, f"bench-{m.name}", m.port, work), **m.env}
-    m.proc = _spawn(["agents.cli", "worker"], env, work / f"{m.name}.log")
-
-
-def _topic(m: Monitor, role: str) -> str:
-    assert m.settings is not None
-    return m.settings.topic(role)
 
 
 def _measure(
@@ -558,33 +264,6 @@ def _measure(
     out["passthrough_rss_mb"] = rss_mb(passthrough.pid)
     _stop(passthrough)
     return out
-
-
-def _passthrough() -> int:
-    """A bare Faust agent: answers → out, value and key unchanged, same Faust settings."""
-    import faust
-
-    from agents.kafka.faust_fixes import fetch_wait
-    from agents.stream.faust_setup import faust_config
-    from agents.stream.runner import RagmonWorker
-
-    settings = load_settings()
-    app = faust.App(settings.app_id, **faust_config(settings))
-    fetch_wait.install(app, settings.fetch_max_wait_ms)  # as the monitor's worker does
-    source = app.topic(settings.topic("answers"), key_serializer="raw", value_serializer="raw")
-    sink = app.topic(settings.topic("out"), key_serializer="raw", value_serializer="raw")
-
-    async def forward(stream: Any) -> None:
-        async for event in stream.events():
-            sink.send_soon(key=event.key, value=event.value)
-
-    app.agent(source, name="bench.passthrough")(forward)
-    loop = asyncio.new_event_loop()
-    asyncio.set_event_loop(loop)
-    worker = RagmonWorker(app, loop=loop, loglevel="WARNING", quiet=True, override_logging=False)
-    worker.spinner = None
-    worker.execute_from_commandline()
-    return 0
 
 
 def _section(args: Any, events: list[bytes]) -> dict[str, Any]:

@@ -39,371 +39,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
-import json
 import os
-import pickle
 import re
 import statistics
 import sys
-import time
-from collections.abc import Callable, Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from aiokafka.partitioner import murmur2
-from aiokafka.producer.message_accumulator import BatchBuilder
-
-#: the judge of the profile, as the e2e bench's judge-on monitor (10% sampled, no budgets)
-JUDGE_RATE = 0.1
-BATCH_BYTES = 16_384  # aiokafka's default max_batch_size
-PARTITIONS = 4
-
-
-class Stopwatch:
-    """Exclusive thread CPU time per stage: a stage entered inside another stops the other's
-    clock until it returns."""
-
-    def __init__(self, clock: Callable[[], int] = time.thread_time_ns) -> None:
-        self.clock = clock
-        self.ns: dict[str, int] = {}
-        self.stack: list[str] = []
-        self.current = "other"
-        self.last = clock()
-        self.switches = 0
-        #: put before every stage entered by name: "child." while a check process's part runs
-        self.prefix = ""
-
-    def enter(self, stage: str) -> None:
-        now = self.clock()
-        self.ns[self.current] = self.ns.get(self.current, 0) + now - self.last
-        self.stack.append(self.current)
-        self.current, self.last = self.prefix + stage, now
-        self.switches += 1
-
-    def leave(self) -> None:
-        now = self.clock()
-        self.ns[self.current] = self.ns.get(self.current, 0) + now - self.last
-        self.current, self.last = self.stack.pop(), now
-        self.switches += 1
-
-    @contextlib.contextmanager
-    def stage(self, name: str) -> Iterator[None]:
-        self.enter(name)
-        try:
-            yield
-        finally:
-            self.leave()
-
-    def wrap(self, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        enter, leave = self.enter, self.leave
-
-        def timed(*args: Any, **kwargs: Any) -> Any:
-            enter(name)
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                leave()
-
-        return timed
-
-
-def switch_cost_ns(samples: int = 20_000) -> float:
-    """What one stage switch itself costs in thread CPU time (subtracted per switch)."""
-    watch = Stopwatch()
-    start = time.thread_time_ns()
-    for _ in range(samples):
-        watch.enter("x")
-        watch.leave()
-    return (time.thread_time_ns() - start) / (2 * samples)
-
-
-@contextlib.contextmanager
-def _patched(watch: Stopwatch, detail: bool = False) -> Iterator[None]:
-    """The worker's functions, timed where the worker's modules look them up; `detail`: also
-    the parts of the uncited claims' grounding."""
-    from agents.checking import work
-    from agents.output import audit_record
-    from agents.stream import check_agent
-    from monitor import check as check_module
-    from monitor.checks import contrast, grounding, support
-
-    saved: list[tuple[Any, str, Any]] = []
-
-    def patch(owner: Any, name: str, stage: str) -> None:
-        original = getattr(owner, name)
-        saved.append((owner, name, original))
-        setattr(owner, name, watch.wrap(stage, original))
-
-    def maybe(owner: Any, name: str, stage: str) -> None:
-        if hasattr(owner, name):  # names of a module another branch is rewriting
-            patch(owner, name, stage)
-
-    # The grounding of uncited claims, inside the check (pure core only: a compiled module
-    # calls its own functions directly, whatever its attributes say)
-    maybe(check_module, "ground_uncited", "grounding")
-    maybe(check_module, "context_of", "grounding")
-    if detail:
-        for name in ("verbatim", "claim_core", "claim_terms", "index_evidence", "lexical_support"):
-            maybe(grounding, name, f"grounding.{name}")
-        for name in ("signals", "restated", "contrasts"):  # what lexical_support calls
-            maybe(support, name, f"grounding.lexical_support.{name}")
-        for name in ("_split", "_align", "unit_mismatch", "_initial_missing", "_entity_swap"):
-            maybe(contrast, name, f"grounding.lexical_support.contrasts.{name}")
-    patch(work, "decode_event", "decode")
-    patch(work, "check_event", "check")
-    patch(audit_record.AuditBuilder, "build", "audit")
-    patch(audit_record, "encode_record", "serialise")
-    patch(check_agent, "dumps", "serialise")
-    try:
-        yield
-    finally:
-        for owner, name, original in reversed(saved):
-            setattr(owner, name, original)
-
-
-class Producer:
-    """The client side of producing: partition by key, append to the partition's record batch,
-    a delivery future per record; a full batch is built (what aiokafka's sender sends)."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
-        self.batches: dict[tuple[str, int], BatchBuilder] = {}
-        self.records = 0
-        self.bytes = 0
-
-    def send(self, topic: str, key: bytes | None, value: bytes) -> None:
-        partition = (murmur2(key) & 0x7FFFFFFF) % PARTITIONS if key is not None else 0
-        tp = (topic, partition)
-        builder = self.batches.get(tp)
-        if builder is None:
-            builder = self.batches[tp] = BatchBuilder(BATCH_BYTES, 0)
-        if builder.append(timestamp=None, key=key, value=value) is None:
-            builder._build()  # what the sender sends (aiokafka's own name)
-            builder = self.batches[tp] = BatchBuilder(BATCH_BYTES, 0)
-            builder.append(timestamp=None, key=key, value=value)
-        self.loop.create_future()
-        self.records += 1
-        self.bytes += len(value)
-
-
-class ChangelogTable(dict[str, Any]):
-    """The window table as a dict whose writes are encoded as Faust's JSON changelog values
-    and produced."""
-
-    def __init__(self, producer: Producer) -> None:
-        super().__init__()
-        self.producer = producer
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.producer.send("window-changelog", key.encode(), json.dumps(value).encode())
-        super().__setitem__(key, value)
-
-
-def _pooled_batch(watch: Stopwatch, processor: Any, batch: list[Any]) -> None:
-    """One batch as with a check process: the raw batch pickled to the process, decoded,
-    checked and its records built there (stages named `child.*`), the results pickled back
-    and applied here."""
-    with watch.stage("ipc"):
-        sent = pickle.dumps([(raw, meta.where()) for raw, meta in batch], pickle.HIGHEST_PROTOCOL)
-    watch.prefix = "child."
-    with watch.stage("ipc"):
-        work = pickle.loads(sent)
-    with watch.stage("score"):
-        results = processor.work.run_batch(work)
-    with watch.stage("ipc"):
-        back = pickle.dumps(results, pickle.HIGHEST_PROTOCOL)
-    watch.prefix = ""
-    with watch.stage("ipc"):
-        results = pickle.loads(back)
-    with watch.stage("score"):
-        for (raw, meta), result in zip(batch, results, strict=True):
-            processor.apply(result, raw, meta)
-        processor.flush()
-
-
-async def _profile(
-    events: list[bytes],
-    judge: bool,
-    settings_overrides: dict[str, Any],
-    pooled: bool = False,
-    detail: bool = False,
-    rate: float = 3_000.0,
-) -> Any:
-    from prometheus_client import CollectorRegistry
-
-    from agents.checking.work import CheckWork
-    from agents.output.audit import AuditTrail
-    from agents.output.outbox import Outbox
-    from agents.stream.aggregate import WindowAggregator
-    from agents.stream.alerting import build_alerting
-    from agents.stream.app import GAUGE_INTERVAL
-    from agents.stream.check_agent import CheckProcessor, RecordMeta
-    from agents.stream.window_store import CountedRecords
-    from agents.telemetry.metrics import AppLabels, build_metrics
-    from monitor.config.settings import load_settings
-    from monitor.sampling.policy import Sampler, SamplingPolicy
-
-    settings = load_settings(**settings_overrides)
-    metrics = build_metrics(CollectorRegistry())
-    outbox = Outbox()
-    audit = AuditTrail(
-        settings, metrics, send=lambda key, value: outbox.add("audit", key.encode(), value)
-    )
-    labels = AppLabels(settings.app_allowlist, settings.max_apps)
-    # Time as the worker would see it at `rate` answers a second: what runs per second (the
-    # gauges and alert rules, GAUGE_INTERVAL) costs each answer its share at that rate
-    now = [time.time()]
-
-    def clock() -> float:
-        return now[0]
-
-    processor = CheckProcessor(
-        settings, metrics, outbox.add, app_labels=labels, audit=audit, clock=clock
-    )
-    watch = Stopwatch()
-    if pooled:  # as the app factory sets the work up for check processes
-        judge_rates = (JUDGE_RATE, JUDGE_RATE) if judge else None
-        processor.work = replace(processor.work, hook_rate=0.0, judge_rates=judge_rates)
-    if judge:
-        from agents.stream.judge_wiring import judge_hook
-
-        sampler = Sampler(
-            SamplingPolicy(
-                base_rate=JUDGE_RATE,
-                oversample_rate=JUDGE_RATE,
-                calls_per_minute=0,
-                tokens_per_hour=0,
-            )
-        )
-        hook = judge_hook(settings, metrics, processor, labels, sampler, lambda: None)
-        processor.hooks.append(watch.wrap("judge", hook))
-    producer = Producer(asyncio.get_running_loop())
-    store = CountedRecords(
-        ChangelogTable(producer),
-        settings.window_step_seconds,
-        settings.dedup_horizon_seconds,
-        settings.dedup_max_ids,
-    )
-    alerting = build_alerting(settings, metrics, store={})
-    aggregator = WindowAggregator(
-        settings, metrics, store, partitions=PARTITIONS, alerting=alerting, clock=clock
-    )
-    aggregator.sync_ownership(range(PARTITIONS))
-    size = settings.check_batch_size
-    next_gauges = now[0] + GAUGE_INTERVAL
-    # a check process's clock is `CheckWork.check`'s default (time.time)
-    defaults = CheckWork.check.__defaults__ or ()
-    CheckWork.check.__defaults__ = (clock, *defaults[1:])
-    names = {role: settings.topic(role) for role in ("scores", "audit", "dlq", "judge-requests")}
-    out_bytes: dict[str, int] = {}
-    scores_offset = 0
-    with _patched(watch, detail):
-        watch.last = watch.clock()
-        for start in range(0, len(events), size):
-            batch = [
-                (raw, RecordMeta("answers", i % PARTITIONS, i, now[0] - 0.5))
-                for i, raw in enumerate(events[start : start + size], start)
-            ]
-            if pooled:
-                _pooled_batch(watch, processor, batch)
-            else:
-                with watch.stage("score"):
-                    for raw, meta in batch:
-                        processor.handle(raw, meta)
-                    processor.flush()
-            records = outbox.take()
-            with watch.stage("produce"):
-                for role, key, value in records:
-                    producer.send(names[role], key, value)
-            for role, _, value in records:
-                out_bytes[role] = out_bytes.get(role, 0) + len(value)
-            with watch.stage("window"):
-                for role, key, value in records:
-                    if role == "scores":
-                        scores_offset += 1
-                        aggregator.handle(json.loads(value), key, f"0:{scores_offset}")
-                now[0] += len(batch) / rate
-                while now[0] >= next_gauges:  # the gauge timer (agents/stream/app.py)
-                    aggregator.publish(next_gauges)
-                    next_gauges += GAUGE_INTERVAL
-        watch.enter("other")  # closes the last stage's clock
-    CheckWork.check.__defaults__ = defaults
-    alerting.close(1.0)
-    return watch, processor, out_bytes, producer
-
-
-def _worker_gen0_threshold() -> int | None:
-    try:
-        from agents.checking.gc_tuning import GEN0_THRESHOLD
-    except ImportError:  # a tree from before the tuning (the section runs on both)
-        return None
-    return GEN0_THRESHOLD
-
-
-def profile(
-    events: list[bytes],
-    judge: bool = True,
-    pooled: bool = False,
-    settings: dict[str, Any] | None = None,
-    detail: bool = False,
-    answers: int = 0,
-) -> dict[str, Any]:
-    """One pass over `events` (cycled, with fresh ids, up to `answers`): CPU µs per answer per
-    stage. `other` is the driver's own loop
-    (what the check agent's loop does per answer: the record's metadata); `stopwatch` is what
-    the stage switches themselves cost, taken off the total."""
-    switch = switch_cost_ns()
-    if len(events) < answers:  # long enough for the per-second work to reach its steady state
-        from agents.bench.e2e import renamed
-
-        events = list(renamed(events, answers, "st"))
-    threshold = gc.get_threshold()
-    gen0 = _worker_gen0_threshold()
-    if gen0 is not None:  # the collector as the worker and its check processes set it
-        gc.set_threshold(gen0, *threshold[1:])
-    try:
-        watch, processor, out_bytes, producer = asyncio.run(
-            _profile(events, judge, settings or {}, pooled, detail)
-        )
-    finally:
-        gc.set_threshold(*threshold)
-    n = len(events)
-    per_stage = {s: ns / n / 1000 for s, ns in sorted(watch.ns.items())}
-    overhead = watch.switches * switch / n / 1000
-    child = sum(v for s, v in per_stage.items() if s.startswith("child."))
-    total = sum(per_stage.values())
-    return {
-        "events": n,
-        "judge": judge,
-        "pooled": pooled,
-        "cpu_us_per_event": per_stage,
-        "in_process_cpu_us_per_event": max(0.0, total - overhead),
-        "worker_cpu_us_per_event": total - child,  # with check processes: the worker's part
-        "stopwatch_us_per_event": overhead,
-        "checked": processor.processed.get("checked", 0),
-        "rejected": processor.processed.get("rejected", 0),
-        "output_records_per_event": producer.records / n,
-        "output_bytes_per_event": {k: v / n for k, v in sorted(out_bytes.items())},
-    }
-
-
-def _median_profile(
-    events: list[bytes], runs: int, judge: bool, pooled: bool = False, detail: bool = False
-) -> dict[str, Any]:
-    """The median over `runs` passes, stage by stage."""
-    answers = int(os.environ.get("RAGMON_BENCH_STAGES_ANSWERS", "9000"))
-    passes = [profile(events, judge, pooled, detail=detail, answers=answers) for _ in range(runs)]
-    out = dict(passes[-1])
-    out["runs"] = runs
-    stages = sorted({s for p in passes for s in p["cpu_us_per_event"]})
-    out["cpu_us_per_event"] = {
-        s: statistics.median(p["cpu_us_per_event"].get(s, 0.0) for p in passes) for s in stages
-    }
-    for key in ("in_process_cpu_us_per_event", "worker_cpu_us_per_event"):
-        out[key] = statistics.median(p[key] for p in passes)
-    return out
+from agents.bench.stages_profile import PARTITIONS, _median_profile
 
 
 def broker_reference(events: list[bytes], n: int, rounds: int) -> dict[str, Any]:
@@ -412,7 +55,16 @@ def broker_reference(events: list[bytes], n: int, rounds: int) -> dict[str, Any]
     import subprocess
     import tempfile
 
-    from agents.bench import e2e
+    from agents.bench.e2e_procs import _env, _spawn, _stop
+    from agents.bench.e2e_records import (
+        _backlog_rate,
+        _publish,
+        _read,
+        _tagged_answers,
+        _tagged_values,
+        renamed,
+    )
+    from agents.bench.e2e_workers import Monitor, _start_monitor
     from agents.kafka.broker import EmbeddedBroker, free_port
     from agents.kafka.topics import TopicSpec, ensure_topics
     from monitor.config.settings import load_settings
@@ -425,34 +77,34 @@ def broker_reference(events: list[bytes], n: int, rounds: int) -> dict[str, Any]
         pt = load_settings(bootstrap_servers=bootstrap, topic_prefix="pt.", partitions=PARTITIONS)
         specs = {r: TopicSpec(r, f"pt.{r}", PARTITIONS) for r in ("answers", "out")}
         asyncio.run(ensure_topics(pt, {"bootstrap_servers": bootstrap}, specs))
-        mon = e2e.Monitor("monitor", "mon.", {"RAGMON_CHECK_PROCESSES": "0"})
-        e2e._start_monitor(mon, bootstrap, work)
+        mon = Monitor("monitor", "mon.", {"RAGMON_CHECK_PROCESSES": "0"})
+        _start_monitor(mon, bootstrap, work)
         assert mon.proc is not None and mon.settings is not None
         procs.append(mon.proc)
-        passthrough = e2e._spawn(
+        passthrough = _spawn(
             ["agents.bench.e2e", "passthrough"],
-            e2e._env(bootstrap, "pt.", "stages-pt", free_port(), work),
+            _env(bootstrap, "pt.", "stages-pt", free_port(), work),
             work / "passthrough.log",
         )
         procs.append(passthrough)
         warm = min(n, 1000)
         answers, scores = mon.settings.topic("answers"), mon.settings.topic("scores")
-        asyncio.run(e2e._publish(mon.settings, answers, e2e.renamed(events, warm, "warm"), None))
-        asyncio.run(e2e._publish(pt, "pt.answers", e2e.renamed(events, warm, "ptwarm"), None))
-        asyncio.run(e2e._read(bootstrap, scores, warm, 600, e2e._tagged_answers("warm")))
-        asyncio.run(e2e._read(bootstrap, "pt.out", warm, 600, e2e._tagged_values("ptwarm")))
+        asyncio.run(_publish(mon.settings, answers, renamed(events, warm, "warm"), None))
+        asyncio.run(_publish(pt, "pt.answers", renamed(events, warm, "ptwarm"), None))
+        asyncio.run(_read(bootstrap, scores, warm, 600, _tagged_answers("warm")))
+        asyncio.run(_read(bootstrap, "pt.out", warm, 600, _tagged_values("ptwarm")))
         pt_cpu, mon_cpu, loads = [], [], []
         for r in range(rounds):
             loads.append(os.getloadavg()[0])
             tag = f"mon{r}-"
-            weight = e2e._tagged_answers(tag)
-            _, cpu = e2e._backlog_rate(
+            weight = _tagged_answers(tag)
+            _, cpu = _backlog_rate(
                 mon.settings, bootstrap, answers, scores, events, n, tag, weight, mon.proc
             )
             mon_cpu.append(cpu)
             tag = f"pt{r}-"
-            weight = e2e._tagged_values(tag)
-            _, cpu = e2e._backlog_rate(
+            weight = _tagged_values(tag)
+            _, cpu = _backlog_rate(
                 pt, bootstrap, "pt.answers", "pt.out", events, n, tag, weight, passthrough
             )
             pt_cpu.append(cpu)
@@ -467,7 +119,7 @@ def broker_reference(events: list[bytes], n: int, rounds: int) -> dict[str, Any]
         }
     finally:
         for proc in procs:
-            e2e._stop(proc)
+            _stop(proc)
         broker.stop()
 
 

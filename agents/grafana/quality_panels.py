@@ -202,7 +202,7 @@ def quality_row(lay: Layout, rules: tuple[AlertRule, ...], links_base: str | Non
         w=12,
         thresholds=_threshold(rules, "abstention"),
         links=_evidence_links(rules, "abstention", links_base),
-        description="Answers whose every claim is a refusal (\"the passages do not say\") / "
+        description='Answers whose every claim is a refusal ("the passages do not say") / '
         "checked answers, from the counters of every worker, as abstention_high reads them. A "
         "surge means retrieval stopped finding what users ask about (docs/uncited.md).",
     )

@@ -12,7 +12,9 @@ from typing import Any
 
 import pytest
 
-from agents.bench.stages import Stopwatch, profile, read_budget, stages_section
+from agents.bench.stages import read_budget, stages_section
+from agents.bench.stages_clock import Stopwatch
+from agents.bench.stages_profile import profile
 from tests.conftest import standard_mix
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "guarantees.md"

@@ -32,7 +32,7 @@ from typing import Any
 
 import pytest
 
-from agents.bench.e2e import rss_mb
+from agents.bench.e2e_procs import rss_mb
 from agents.demo.traffic import make_answer
 from agents.judging.fake_server import JudgeHTTPServer
 from agents.kafka.broker import EmbeddedBroker, free_port

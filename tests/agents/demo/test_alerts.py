@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from agents.demo.alerts import AlertLog, alert_lines
-from agents.demo.run import SCRIPTED_JUDGE, Demo, DemoConfig, final_summary, render
+from agents.demo.display import final_summary, render
+from agents.demo.run import SCRIPTED_JUDGE, Demo, DemoConfig
 
 LINK = "http://127.0.0.1:6066/evidence?app=search&rule=hallucination_high&from=1800000000&to=1800000075"
 FIGURES = "hallucination 0.174 (95% interval 0.162-0.192, 353 judged claims)"

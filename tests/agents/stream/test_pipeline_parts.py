@@ -9,7 +9,8 @@ import random
 
 import pytest
 
-from agents.demo.run import DLQ_NOTE, OTHER_NOTE, DemoConfig, final_summary, render
+from agents.demo.display import DLQ_NOTE, OTHER_NOTE, final_summary, render
+from agents.demo.run import DemoConfig
 from agents.demo.traffic import Mix, Traffic, make_answer
 from agents.kafka.broker import EMBEDDED_TIMEOUTS, EmbeddedBroker, embedded_env
 from agents.kafka.topics import ROLES, topic_specs
