@@ -1,6 +1,6 @@
 """The judge, TREC and HTML parts of `ragmon eval` (`--judge`, `--html`, `--qrels`,
-`--leaderboard`). The cheap-tier figures stay in agents/commands/eval.py, which calls
-`add_arguments(parser)` and `run_extras(...)`."""
+`--leaderboard`). The cheap-tier figures are in agents/evaluation/cheap_eval.py;
+agents/commands/eval.py calls `add_arguments(parser)` and `run_extras(...)`."""
 
 from __future__ import annotations
 

@@ -29,7 +29,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agents.commands.eval import answer_support, load_labels
+from agents.evaluation.cheap_eval import answer_support, load_labels
 from monitor.check import check_event
 from monitor.config.options import CheckOptions
 from monitor.inputs.decode import decode_event

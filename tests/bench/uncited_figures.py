@@ -41,7 +41,7 @@ TOPIC = re.compile(
 
 
 def refusals(events: str, labels: str) -> None:
-    from agents.commands.eval import load_checked
+    from agents.evaluation.cheap_eval import load_checked
     from agents.evaluation.spans import claim_span_labels, load_span_labels
 
     spans = load_span_labels(labels) or {}
