@@ -44,10 +44,10 @@ from monitor.text.abstention import (
     MIN_RESIDUE_WORDS,
     abstention_spans,
     content_words,
-    may_refuse,
     residue,
 )
 from monitor.text.negation import NEGATION_RE
+from monitor.text.refusal_gate import may_refuse
 from monitor.text.words import identifiers
 
 UNCITED = "uncited"
