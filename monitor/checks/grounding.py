@@ -25,7 +25,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from monitor.checks.contrast import MIN_ALIGNED, UNCITED_POLARITY_SHARE, claim_core, verbatim
+from monitor.checks.contrast import MIN_ALIGNED, UNCITED_POLARITY_SHARE
+from monitor.checks.contrast_sentences import claim_core, verbatim
 from monitor.checks.data_claims import (
     Attribute,
     attribute_conflicts,
