@@ -25,7 +25,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from monitor.checks.contrast import MIN_ALIGNED, UNCITED_POLARITY_SHARE, claim_core, verbatim
+from monitor.checks.contrast import MIN_ALIGNED, UNCITED_POLARITY_SHARE
+from monitor.checks.contrast_sentences import claim_core, verbatim
 from monitor.checks.data_claims import (
     Attribute,
     attribute_conflicts,
@@ -44,10 +45,10 @@ from monitor.text.abstention import (
     MIN_RESIDUE_WORDS,
     abstention_spans,
     content_words,
-    may_refuse,
     residue,
 )
 from monitor.text.negation import NEGATION_RE
+from monitor.text.refusal_gate import may_refuse
 from monitor.text.words import identifiers
 
 UNCITED = "uncited"

@@ -7,7 +7,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from monitor.checks.contrast import contrasts, negated, restated, value_date_mismatch, verbatim
+from monitor.checks.contrast import contrasts, restated, value_date_mismatch
+from monitor.checks.contrast_negation import negated
+from monitor.checks.contrast_sentences import verbatim
 from monitor.checks.support import CONTRADICTION_FACTOR, calibrated, lexical_support, signals
 
 

@@ -55,7 +55,7 @@ def test_a_cue_in_another_clause_does_not_negate() -> None:
 
 
 def test_a_missing_space_after_a_sentence_still_ends_it() -> None:
-    from monitor.checks.contrast import sentences_of
+    from monitor.checks.contrast_sentences import sentences_of
 
     got = [
         s.text

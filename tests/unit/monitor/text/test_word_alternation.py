@@ -67,6 +67,6 @@ def test_longest_word_first_and_backtracking_kept() -> None:
     )
 )
 def test_claim_core_fast_path_is_the_split_and_join(text: str) -> None:
-    from monitor.checks.contrast import claim_core
+    from monitor.checks.contrast_sentences import claim_core
 
     assert claim_core(text) == " ".join(text.split()).rstrip(" .!?;:")

@@ -1,0 +1,89 @@
+"""Negation for monitor/checks/contrast.py: is a text, or the aligned stretch of an evidence
+sentence, negated, litotes ("did not fail to") aside.
+
+This module owns the litotes and cue-word patterns, `negated`, the lead-in rule of the aligned
+region (`_negated_region`) and the claim's content stems with its own cue words left out.
+"""
+
+from __future__ import annotations
+
+import re
+
+from monitor.checks.contrast_sentences import _Sentence
+from monitor.text.negation import NEGATION_RE
+from monitor.text.words import STEMS, STOPWORDS, wordset
+
+# Litotes: a plain negator right before (one word between at most) a word that is itself
+# negative cancels it: "did not fail to", "never once failed to", "not impossible", "can't deny"
+_NEGATIVE_WORD = re.compile(
+    r"(?:den(?:y|ies|ied|ying)|fail(?:s|ed|ing)?\s+to|lack(?:s|ed|ing)?|without|unable"
+    r"|unlikely|impossible|absent)$",
+    re.I,
+)
+_NEGATOR = re.compile(r"(?:not|never|no|cannot|n['’]t)$", re.I)
+_ONE_WORD_AT_MOST = re.compile(r"\W*(?:\w+\W+)?")
+# Negation cues that are content words: the claim's own cue is what the evidence differs by, so
+# it is left out of the share of the claim an evidence sentence must hold to be compared
+_CUE_WORDS = wordset(
+    "never none nobody nothing unable deny denies denied denying fail fails failed failing "
+    "lack lacks lacked lacking unlikely impossible hardly rarely seldom absent"
+)
+_NEGATION_HINT = re.compile(
+    r"\b(?:no|ne|cannot|without|un|den|fail|lack|impossible|hardly|rarely|seldom|absent)|n['’]t",
+    re.I,
+)
+LEAD_IN_WORDS = 3  # words before the first shared word that may still negate it ("did not X")
+
+
+def negated(text: str, start: int = 0, end: int | None = None) -> bool:
+    """`text[start:end]` holds a negation cue that no litotes cancels ("did not fail to")."""
+    stop = len(text) if end is None else end
+    cues = list(NEGATION_RE.finditer(text, start, stop))
+    if not cues:
+        return False
+    if len(cues) == 1:
+        return True
+    left = len(cues)
+    i = 0
+    while i + 1 < len(cues):
+        a, b = cues[i], cues[i + 1]
+        gap = _ONE_WORD_AT_MOST.fullmatch(text, a.end(), b.start())
+        if gap and _NEGATOR.match(a.group(0)) and _NEGATIVE_WORD.match(b.group(0)):
+            left -= 2
+            i += 2
+        else:
+            i += 1
+    return left > 0
+
+
+# a lead-in does not reach across these: a cue before a colon, a dash or a bracket belongs to
+# another clause ("... was never disputed: The University is under investigation")
+_LEAD_IN_STOP = re.compile(r"[:;()\[\]—–]|--|\.(?=[A-Z])")
+
+
+def _negated_region(sentence: _Sentence, hits: list[int]) -> bool:
+    first = max(0, hits[0] - LEAD_IN_WORDS)
+    start = sentence.spans[first][0]
+    if first < hits[0]:
+        lead = sentence.text[start : sentence.spans[hits[0]][0]]
+        stops = list(_LEAD_IN_STOP.finditer(lead))
+        if stops:
+            start += stops[-1].end()
+    end = sentence.spans[hits[-1]][1]
+    # the cue may follow the last shared word's auxiliary: "X was not" ... keep one word more
+    if hits[-1] + 1 < len(sentence.spans):
+        end = sentence.spans[hits[-1] + 1][1]
+    return negated(sentence.text, start, end)
+
+
+def _content_stems(tokens: list[str], claim_negated: bool) -> set[str]:
+    """The claim's content stems to align on; its negation cue words (and the "longer" of "no
+    longer") are left out when it is negated: the un-negated evidence cannot hold them."""
+    if not claim_negated:
+        return {STEMS[t] for t in tokens if t not in STOPWORDS} - {""}
+    out = set()
+    for i, t in enumerate(tokens):
+        if t in STOPWORDS or t in _CUE_WORDS or (t == "longer" and tokens[i - 1 : i] == ["no"]):
+            continue
+        out.add(STEMS[t])
+    return out - {""}

@@ -1,0 +1,105 @@
+"""Evidence sentences for monitor/checks/contrast.py: split, tokenised and memoised per text.
+
+This module owns the sentence and token patterns, the `_Sentence` record (with the source's
+hedge on how many, read once per sentence), the memo of split texts (`sentences_of`), and the
+verbatim test (`claim_core`, `verbatim`) that returns a claim found whole in its evidence at once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from itertools import pairwise
+
+from monitor.text.words import STEMS
+
+_TOKEN_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+# a sentence ends at [.!?] before white space (not inside "4.2" or "U.S.A") or at a line break
+# ... or where a word of two lower-case letters or more runs into a capital ("diet.These": a
+# missing space, not an abbreviation like "U.S.A" or "Ph.D")
+_SENTENCE_RE = re.compile(
+    r"(?:[^.!?\n]|(?<![a-z][a-z])[.!?](?!\s|$)|[.!?](?![\sA-Z]|$))+(?:[.!?]+|\n|$)"
+)
+# A source that says it does not know how many ("it wasn't clear how many were killed")
+# supports no definite count ("the strike killed thousands"); a claim that hedges may stand.
+_SOURCE_HEDGE_RE = re.compile(
+    r"\b(?:unclear|unknown|uncertain|unconfirmed|not\s+(?:yet\s+|immediately\s+)?"
+    r"(?:clear|known|certain|confirmed)|(?:is|was|are|were)n['’]t\s+(?:yet\s+|immediately\s+)?"
+    r"(?:clear|known|certain|confirmed)|no\s+word\s+on)\s+(?:exactly\s+)?"
+    r"(?:how\s+(?:many|much)|the\s+(?:exact\s+)?(?:number|toll|extent|amount|size|scale))\b",
+    re.I,
+)
+# parts of the words every hedge above holds: the regex runs only on sentences that have one
+_HEDGE_HINTS = ("lear", "nown", "ertain", "onfirm", "ord on")
+
+
+class _Sentence:
+    """One evidence sentence: its text, word tokens with their offsets, and lower-cased words."""
+
+    __slots__ = ("hedged", "next_hedged", "spans", "stem_set", "stems", "text", "tokens")
+
+    def __init__(self, text: str) -> None:
+        self.text = text = text.strip()
+        # the source says it does not know how many (read once per sentence, not per claim);
+        # the next sentence's too: a hedge may follow what it hedges
+        self.hedged = any(w in text for w in _HEDGE_HINTS) and bool(_SOURCE_HEDGE_RE.search(text))
+        self.next_hedged = False
+        found = [(m.group(0).lower(), m.start(), m.end()) for m in _TOKEN_RE.finditer(text)]
+        self.tokens = [t for t, _, _ in found]
+        self.spans = [(s, e) for _, s, e in found]
+        self.stems = [STEMS[t] for t in self.tokens]
+        self.stem_set = frozenset(self.stems) - {""}
+
+
+_SENTENCES_MAX = 512
+_sentences: OrderedDict[str, list[_Sentence]] = OrderedDict()
+
+
+def _split(text: str) -> list[_Sentence]:
+    found = _sentences.get(text)
+    if found is not None:
+        _sentences.move_to_end(text)
+        return found
+    out = [_Sentence(m.group(0)) for m in _SENTENCE_RE.finditer(text) if m.group(0).strip()]
+    for before, after in pairwise(out):
+        before.next_hedged = after.hedged
+    if len(text) <= 200_000:
+        _sentences[text] = out
+        if len(_sentences) > _SENTENCES_MAX:
+            _sentences.popitem(last=False)
+    return out
+
+
+def sentences_of(text: str) -> list[_Sentence]:
+    """The sentences of an evidence text (text, tokens, stems), memoised per text."""
+    return _split(text)
+
+
+def claim_core(claim: str) -> str:
+    """The claim with its spacing normalised and its end punctuation cut (for `verbatim`)."""
+    if claim.isascii() and claim.isprintable() and "  " not in claim:
+        # single spaces only (printable ASCII has no other white space): splitting and joining
+        # again would give the text back (two C scans instead of a string per word)
+        return claim.strip(" ").rstrip(" .!?;:")
+    return " ".join(claim.split()).rstrip(" .!?;:")
+
+
+def verbatim(claim: str, evidence: str, core: str | None = None) -> bool:
+    """The claim (end punctuation and spacing aside) is a whole sentence or clause run of the
+    evidence: between the evidence's start or a sentence end and a sentence end or its end.
+    `core`: claim_core(claim), when the caller has it."""
+    if core is None:
+        core = claim_core(claim)
+    if len(core) < 2:
+        return False
+    if len(evidence) <= len(core) + 2 and evidence.strip().rstrip(".!?;") == core:
+        return True  # a span citing exactly the sentence
+    start = evidence.find(core)
+    while start >= 0:
+        before = evidence[:start].rstrip()
+        end = start + len(core)
+        after = evidence[end : end + 1]
+        if (not before or before[-1] in ".!?\n:;") and (not after or after in ".!?;\n"):
+            return True
+        start = evidence.find(core, start + 1)
+    return False

@@ -1,0 +1,229 @@
+"""The cheap looks that spare most sentences the refusal patterns of monitor/text/abstention.py.
+
+`may_refuse` says, once per answer, whether any of its sentences could be a refusal (no negation
+of any language: none can); `_worth_a_look` says it per sentence before the patterns run. This
+module owns the negation and topic word sets and the gate regex those looks use.
+"""
+
+from __future__ import annotations
+
+import re
+
+# a cheap look before the patterns run: most sentences of most answers hold no negation, and
+# an English refusal always names what is lacking or who cannot answer (word-set look-ups,
+# not a regex scan: the check runs on every uncited claim)
+_NEGATIVE_WORDS = frozenset(
+    [
+        "no",
+        "not",
+        "cannot",
+        "unable",
+        "lack",
+        "lacks",
+        "insufficient",
+        "limited",
+        "none",
+        "beyond",
+        "outside",
+        "sorry",
+        "difficult",
+        "hard",
+        "impossible",
+    ]
+)
+_TOPIC_WORDS = frozenset(
+    [
+        "passage",
+        "passages",
+        "context",
+        "document",
+        "documents",
+        "doc",
+        "docs",
+        "text",
+        "texts",
+        "article",
+        "articles",
+        "source",
+        "sources",
+        "excerpt",
+        "excerpts",
+        "snippet",
+        "snippets",
+        "results",
+        "reference",
+        "references",
+        "information",
+        "info",
+        "data",
+        "content",
+        "review",
+        "reviews",
+        "answer",
+        "answered",
+        "question",
+        "determine",
+        "determined",
+        "i",
+        "we",
+        "unable",
+        "mention",
+        "mentioned",
+        "specified",
+        "stated",
+        "indicated",
+        "disclosed",
+        "detailed",
+        "clarified",
+        "enough",
+        "sufficient",
+        "insufficient",
+        "limited",
+        "difficult",
+        "hard",
+        "say",
+        "tell",
+        "details",
+        "specifics",
+        "pasaje",
+        "pasajes",
+        "documentos",
+        "texto",
+        "textos",
+        "contexto",
+        "fuente",
+        "fuentes",
+        "articulo",
+        "datos",
+        "informacion",
+        "responder",
+        "passaggi",
+        "testo",
+        "testi",
+        "documenti",
+        "fonti",
+        "dati",
+        "informazioni",
+        "rispondere",
+        "trechos",
+        "passagens",
+        "fontes",
+        "dados",
+        "tekst",
+        "teksten",
+        "bron",
+        "bronnen",
+        "gegevens",
+        "informatie",
+    ]
+)
+# negations of the other languages written in plain ASCII: the patterns decide on their own
+_OTHER_NEGATIONS = frozenset(
+    [
+        "ne",
+        "pas",
+        "aucune",
+        "aucun",
+        "non",
+        "nessuna",
+        "nessun",
+        "ningun",
+        "ninguna",
+        "nenhum",
+        "nenhuma",
+        "nicht",
+        "kein",
+        "keine",
+        "keinen",
+        "keiner",
+        "keine",
+        "niet",
+        "geen",
+        "onvoldoende",
+    ]
+)
+_ASCII_WORD_RE = re.compile(r"[a-z]+")
+_OTHER_NEGATIONS_RE = re.compile(r"\b(?:" + "|".join(sorted(_OTHER_NEGATIONS)) + r")\b")
+
+
+_NEGATIVE = [
+    "no",
+    "not",
+    "cannot",
+    "unable",
+    "lacks?",
+    "insufficient",
+    "limited",
+    "none",
+    "beyond",
+    "outside",
+    "sorry",
+    "difficult",
+    "hard",
+    "impossible",
+]
+# one scan of the lowered sentence: an English negation (group 1) or another language's
+_GATE_RE = re.compile(
+    r"\b("
+    + "|".join(_NEGATIVE)
+    + r")\b|(n['’]t)\b|\b(?:"
+    + "|".join(sorted(_OTHER_NEGATIONS))
+    + r")\b"
+)
+
+
+# parts of every negation word above, found by plain substring search (C, no regex): a text
+# holding none of them holds no negation (" no" also covers not, none, nothing, non)
+_NEGATION_PARTS = (
+    " no",
+    "n't",
+    "n’t",
+    "cannot",
+    "unable",
+    "lack",
+    "insufficient",
+    "limited",
+    "beyond",
+    "outside",
+    "sorry",
+    "difficult",
+    "hard",
+    "impossible",
+    " ne ",
+    " pas",
+    "aucun",
+    "nessun",
+    "ningun",
+    "nenhum",
+    "nicht",
+    "kein",
+    "niet",
+    "geen",
+    "onvoldoende",
+)
+
+
+def _negation_part(low: str) -> bool:
+    return any(part in low for part in _NEGATION_PARTS)
+
+
+def may_refuse(text: str) -> bool:
+    """Cheap and never wrong one way: False only when `text` holds no negation of any language
+    (and is plain ASCII), so no sentence of it can be a refusal. Checked once on a whole answer,
+    it spares the closer look at each of its sentences."""
+    return not text.isascii() or _negation_part(" " + text.lower())
+
+
+def _worth_a_look(text: str) -> bool:
+    if not text.isascii():
+        return True  # other scripts and accented languages: the patterns decide
+    low = " " + text.lower()
+    if not _negation_part(low):
+        return False
+    for m in _GATE_RE.finditer(low):
+        if m.lastindex is None:
+            return True  # a negation of another language: the patterns decide
+        if not _TOPIC_WORDS.isdisjoint(_ASCII_WORD_RE.findall(low)):
+            return True
+        return _OTHER_NEGATIONS_RE.search(low, m.end()) is not None
+    return False
