@@ -203,9 +203,31 @@ WORDS = st.sampled_from(
     st.lists(WORDS, max_size=15).map(" ".join),
 )
 def test_more_evidence_never_lowers_the_score(claim: str, first: str, extra: str) -> None:
-    one = lexical_support(claim, [first], "unknown").score
-    two = lexical_support(claim, [first, extra], "unknown").score
-    assert 0.0 <= one <= two <= 1.0
+    one = lexical_support(claim, [first], "unknown")
+    two = lexical_support(claim, [first, extra], "unknown")
+    assert 0.0 <= one.score <= 1.0 and 0.0 <= two.score <= 1.0
+    if two.score < one.score:
+        # only when the added evidence says the opposite: the words now align, and the
+        # sentence they align with flips the claim (docs/contrast.md)
+        flips = [r for r in two.reasons if r not in one.reasons and r.startswith(CONTRAST_REASONS)]
+        assert flips, (one, two)
+
+
+#: the contrast checks' reasons (monitor/checks/contrast*.py): a meaning flip lowers a score
+CONTRAST_REASONS = ("antonym:", "negation_mismatch", "unit_mismatch:", "date_mismatch:",
+                    "entity_swap:", "role_swap", "value_mismatch")  # fmt: skip
+
+
+def test_more_evidence_may_lower_the_score_only_by_a_flip() -> None:
+    # found by Hypothesis: the extra passage holds every word of the claim, with "grew" for "fell"
+    claim = "the the revenue fell margin margin"
+    first, extra = (
+        "fell in fell in grew 2020",
+        "the 2020 margin margin Europe in margin revenue quarter grew",
+    )
+    one = lexical_support(claim, [first], "unknown")
+    two = lexical_support(claim, [first, extra], "unknown")
+    assert two.score < one.score and "antonym:fell/grew" in two.reasons
 
 
 def _event(raw: dict[str, Any]) -> AnswerEvent:
