@@ -197,15 +197,15 @@ def _gold_claims(raw: Any) -> tuple[GoldClaim, ...] | None:
     return tuple(out)
 
 
-def _build(obj: dict[str, Any]) -> AnswerEvent:
-    if "schema_version" in obj and obj["schema_version"] != "1":
-        raise _Invalid('schema_version must be "1"')
+def _event_id(obj: dict[str, Any]) -> str:
     event_id = obj.get("event_id")
     if not isinstance(event_id, str) or not 1 <= len(event_id) <= 200:
         raise _Invalid("event_id must be a string of 1 to 200 characters")
-    answer = obj.get("answer")
-    if not isinstance(answer, str):
-        raise _Invalid("answer must be a string")
+    return event_id
+
+
+def _context(obj: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
+    """(app, timestamp, question), checked alike for a v1 event and an envelope."""
     app = _str(obj, "app", "")
     if app is not None and not _APP_RE.fullmatch(app):
         raise _Invalid("app must match ^[A-Za-z0-9_.-]{1,64}$")
@@ -215,6 +215,17 @@ def _build(obj: dict[str, Any]) -> AnswerEvent:
     question = obj.get("question")
     if question is not None and not isinstance(question, str):
         raise _Invalid("question must be a string or null")
+    return app, timestamp, question
+
+
+def _build(obj: dict[str, Any]) -> AnswerEvent:
+    if "schema_version" in obj and obj["schema_version"] != "1":
+        raise _Invalid('schema_version must be "1"')
+    event_id = _event_id(obj)
+    answer = obj.get("answer")
+    if not isinstance(answer, str):
+        raise _Invalid("answer must be a string")
+    app, timestamp, question = _context(obj)
     data = _obj(obj["data"], "data") if "data" in obj else None
     metadata = _obj(obj["metadata"], "metadata") if "metadata" in obj else {}
     gold_answer, gold_spans, gold_label = (
@@ -244,18 +255,8 @@ def _envelope(obj: dict[str, Any], fmt: Any, options: CheckOptions) -> AnswerEve
     response read by the format's adapter (monitor/inputs/envelope.py)."""
     if "envelope_version" in obj and obj["envelope_version"] != "1":
         raise _Invalid('envelope_version must be "1"')
-    event_id = obj.get("event_id")
-    if not isinstance(event_id, str) or not 1 <= len(event_id) <= 200:
-        raise _Invalid("event_id must be a string of 1 to 200 characters")
-    app = _str(obj, "app", "")
-    if app is not None and not _APP_RE.fullmatch(app):
-        raise _Invalid("app must match ^[A-Za-z0-9_.-]{1,64}$")
-    timestamp = _str(obj, "timestamp", "")
-    if timestamp is not None:
-        _timestamp(timestamp)
-    question = obj.get("question")
-    if question is not None and not isinstance(question, str):
-        raise _Invalid("question must be a string or null")
+    event_id = _event_id(obj)
+    app, timestamp, question = _context(obj)
     base = AnswerEvent(
         event_id=event_id,
         answer="",
