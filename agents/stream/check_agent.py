@@ -215,8 +215,9 @@ class CheckProcessor:
             add(m.claims, (app, verdict, tier), n)
         for kind, i in CLAIM_COUNT_KINDS:
             add(m.claim_counts, (app, kind), vector[i])
-        if len(vector) > _ABSTAINED and vector[_ABSTAINED]:
-            add(m.abstained_answers, (app,))
+        # zeros too: the abstention ratio's numerator exists from an app's first answer, so
+        # its rule and panel read 0, not "no data", until a refusal comes
+        add(m.abstained_answers, (app,), vector[_ABSTAINED] if len(vector) > _ABSTAINED else 0)
         for (verdict,), n in result.uncited:
             add(m.uncited_claims, (app, verdict), n)
         lag = max(0.0, result.checked_at - result.event_time)

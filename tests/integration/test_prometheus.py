@@ -114,12 +114,14 @@ class Feeder:
                 t.unsupported += (
                     not (set(c.claim.citation_indexes) & valid_ids) or v == "not_supported"
                 )
-            from agents.output.records import verdict_vector
+            from agents.output.records import COUNT_FIELDS, verdict_vector
             from agents.stream.check_agent import CLAIM_COUNT_KINDS
 
             vector = verdict_vector(verdict)
             for kind, i in CLAIM_COUNT_KINDS:  # what the check agent adds per answer
                 m.claim_counts.labels(app=app, kind=kind).inc(vector[i])
+            abstained = COUNT_FIELDS.index("abstained_answers")
+            m.abstained_answers.labels(app=app).inc(vector[abstained])
             self._estimation(app, verdict, vector, raw)
             t.events += 1
             t.citations += len(verdict.citations)
@@ -273,7 +275,7 @@ def test_prometheus_rules_load_evaluate_and_record(
     prom, _ = fed_prometheus
     check_rules_loaded_and_healthy(prom)
     records = [(r["record"], r["expr"]) for r in shipped_prometheus_rules() if "record" in r]
-    assert len(records) == 7 and empty_results(prom, records, ()) == []
+    assert len(records) == 8 and empty_results(prom, records, ()) == []
 
 
 def test_alert_rule_figures_have_data(fed_prometheus: tuple[Prometheus, Feeder]) -> None:
@@ -304,7 +306,7 @@ def test_grafana_alert_rule_queries_parse_and_return_series(
     prom, _ = fed_prometheus
     queries = grafana_rule_queries()
     # one per rule and not_reporting, and per estimated rule the estimate, bounds, judged claims
-    assert len(queries) == 8 + 2 * 4
+    assert len(queries) == 9 + 2 * 4
     assert empty_results(prom, queries, ()) == []
     [up] = prom.series('sum(up{job="ragmon"})')
     assert float(up["value"][1]) == 1.0
