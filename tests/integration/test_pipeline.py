@@ -91,8 +91,9 @@ class Offline:
             w["citations"] += 1
             w["valid"] += r.valid
         # The claim counts as monitor.checks.scoring.claim_tally defines them (uncited claims past the
-        # citation cap count nowhere; an uncited claim is a hallucination only when the context
-        # does not support it), then weighed down to RAGMON_ANSWER_CLAIM_WEIGHT claims per answer.
+        # citation cap and uncited refusals count nowhere; an uncited claim is a hallucination only
+        # when the context does not support it, and decided by it), then weighed down to
+        # RAGMON_ANSWER_CLAIM_WEIGHT claims per answer.
         from agents.output.records import weighted
         from monitor.checks.scoring import is_over_cap
         from monitor.config.options import CheckOptions
@@ -104,8 +105,12 @@ class Offline:
             indexes = cl.claim.citation_indexes
             if not indexes and is_over_cap(cl):
                 continue
+            if not indexes and v == "abstain":  # a refusal is in no rate (docs/uncited.md)
+                continue
             cited = bool(indexes)
-            decided = cited and v != "unverifiable"
+            # an uncited claim is decided by its grounding in the context, as a cited one by
+            # its citations (support_rate = supported / decided claims)
+            decided = v != "unverifiable"
             if cited:
                 unsupported = v == "not_supported" or not set(indexes) & valid
             else:
