@@ -248,5 +248,6 @@ def test_streaming_judge_against_the_real_server(llama_server: str) -> None:
     assert len(verdicts) <= sum(len(json.loads(t or "{}")["verdicts"]) for t in ok_replies)
     assert calls.get("ok", 0) <= len(ok_replies)
     for claim in verdicts:
-        assert claim["verdict"] in ("supported", "partially_supported", "not_supported")
+        # the reply schema's verdicts (prompt v3 adds ABSTAIN: the claim is a refusal)
+        assert claim["verdict"] in ("supported", "partially_supported", "not_supported", "abstain")
         assert not is_placeholder(claim["reasons"][0])
