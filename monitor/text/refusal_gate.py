@@ -12,25 +12,6 @@ import re
 # a cheap look before the patterns run: most sentences of most answers hold no negation, and
 # an English refusal always names what is lacking or who cannot answer (word-set look-ups,
 # not a regex scan: the check runs on every uncited claim)
-_NEGATIVE_WORDS = frozenset(
-    [
-        "no",
-        "not",
-        "cannot",
-        "unable",
-        "lack",
-        "lacks",
-        "insufficient",
-        "limited",
-        "none",
-        "beyond",
-        "outside",
-        "sorry",
-        "difficult",
-        "hard",
-        "impossible",
-    ]
-)
 _TOPIC_WORDS = frozenset(
     [
         "passage",
