@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from agents.stream.app import GAUGE_INTERVAL
 from tests.conftest import standard_mix
 from tests.integration.conftest import (
     Namespace,
@@ -272,8 +274,21 @@ def test_redelivered_batch_is_not_counted_twice(run: Run) -> None:
     counters = exported_counters(m)
     duplicates = Counter({k: v for k, v in counters.items() if ("outcome", "duplicate") in k[1]})
     assert counters - duplicates == run.offline.counters
-    for app, w in run.offline.window.items():
-        assert m[_key("ragmon_window_events", app=app)] == w["events"]
+
+    # The window's gauges are published once a GAUGE_INTERVAL, not per record: read them only
+    # after two publications later than the duplicates' count (a redelivery counted twice would
+    # show there as more events than the offline tally).
+    counted_at = time.monotonic()
+
+    def window() -> dict[str, float] | None:
+        if time.monotonic() - counted_at < 2.5 * GAUGE_INTERVAL:
+            return None
+        got = run.worker.metrics()
+        out = {app: got.get(_key("ragmon_window_events", app=app)) for app in run.offline.window}
+        return out if all(v is not None for v in out.values()) else None
+
+    published = wait_until(window, timeout=20, what="window gauges after the duplicates")
+    assert published == {app: w["events"] for app, w in run.offline.window.items()}
 
 
 def test_restarted_worker_keeps_window_dedup_from_the_changelog(
