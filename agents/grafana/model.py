@@ -13,9 +13,11 @@ from typing import Any
 
 from agents.grafana.dashboard import DASHBOARD_UID, figure_panel_id
 from agents.grafana.promql import (
+    CALIBRATED,
     JOB,
     alert_name,
     figure_query,
+    figure_span,
     grafana_expr,
     not_reporting_expr,
     rule_bound,
@@ -181,12 +183,18 @@ def alert_rule_body(
     }
 
 
+def _counted(rule: AlertRule) -> str:
+    """What a rule's min_events counts."""
+    if rule.figure == "judge_error_rate":
+        return "judge calls"
+    return "human labels" if rule.figure in CALIBRATED else "events"
+
+
 def _grafana_description(rule: AlertRule) -> str:
     if rule.figure not in ESTIMATED:
         return (
             f"{rule.figure} {rule.op} {rule.threshold:g} over "
-            f"{format_duration(rule.window_seconds)} with at least {rule.min_events} "
-            f"{'judge calls' if rule.figure == 'judge_error_rate' else 'events'}; "
+            f"{figure_span(rule)} with at least {rule.min_events} {_counted(rule)}; "
             f"resolves at {rule.resolve_threshold:g}. Prometheus alert: {alert_name(rule)}."
         )
     pct = "{{ humanizePercentage $values.%s.Value }}"

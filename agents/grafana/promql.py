@@ -201,9 +201,21 @@ def _description(rule: AlertRule) -> str:
         )
     return (
         f"{rule.figure} is {{{{ $value | humanizePercentage }}}} for {where} over "
-        f"{format_duration(rule.window_seconds)} ({side} {rule.threshold:g}; resolves at "
+        f"{figure_span(rule)} ({side} {rule.threshold:g}; resolves at "
         f"{rule.resolve_threshold:g}{_quiet(rule)}). {_breaching(rule)}"
     )
+
+
+# judge_agreement is read off the human labels of the calibration horizon, not the rule's
+# window (agents/stream/human_scale.py); its min_events counts labels
+CALIBRATED = frozenset({"judge_agreement"})
+
+
+def figure_span(rule: AlertRule) -> str:
+    """What a rule's figure is computed over, as its alert text says it."""
+    if rule.figure in CALIBRATED:
+        return "the human labels of the calibration horizon (RAGMON_CALIBRATION_HORIZON_SECONDS)"
+    return format_duration(rule.window_seconds)
 
 
 def _quiet(rule: AlertRule) -> str:
