@@ -160,7 +160,9 @@ def _measure(
 
     # --- 1. backlogs, the monitors and the pass-through in turn: the rates of a round are
     # measured seconds apart, so a slow phase of the shared machine hits all of them ---------
-    pt_rates, pt_cpu = [], []
+    pt_rates: list[float] = []
+    pt_cpu: list[float] = []
+    pt_busy: list[float] = []
     for r in range(rounds):
         for m in mons:
             assert m.settings is not None and m.proc is not None
@@ -175,6 +177,7 @@ def _measure(
                 tag,
                 _tagged_answers(tag),
                 m.proc,
+                m.busy,
             )
             m.rates.append(rate)
             m.cpu_us.append(cpu)
@@ -188,6 +191,7 @@ def _measure(
             f"pt{r}-",
             _tagged_values(f"pt{r}-"),
             passthrough,
+            pt_busy,
         )
         pt_rates.append(rate)
         pt_cpu.append(cpu)
@@ -196,6 +200,8 @@ def _measure(
     out["passthrough_events_per_s"] = statistics.median(pt_rates)
     out["rounds_passthrough_events_per_s"] = pt_rates
     out["passthrough_cpu_us_per_event"] = statistics.median(pt_cpu)
+    # with both cores busy a worker waits for CPU, not for its own code: what a ratio means
+    out["rounds_passthrough_machine_busy"] = pt_busy
     for m in mons:
         ratios = [a / b for a, b in zip(m.rates, pt_rates, strict=True)]
         out[f"{m.name}_events_per_s"] = statistics.median(m.rates)
@@ -203,6 +209,7 @@ def _measure(
         out[f"rounds_{m.name}_ratio"] = ratios
         out[f"{m.name}_vs_passthrough"] = statistics.median(ratios)
         out[f"{m.name}_cpu_us_per_event"] = statistics.median(m.cpu_us)
+        out[f"rounds_{m.name}_machine_busy"] = m.busy
         out[f"{m.name}_check_processes"] = int(m.env["RAGMON_CHECK_PROCESSES"])
     named = {m.name: m for m in mons}
     if "monitor_pool_judge" in named:

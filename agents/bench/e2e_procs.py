@@ -104,5 +104,15 @@ def cpu_seconds(pid: int) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
+def machine_cpu(stat: Path = Path("/proc/stat")) -> tuple[int, int]:
+    """(busy, total) clock ticks of every core since boot, from /proc/stat: two readings give
+    how busy the machine was between them (a worker held back by a saturated machine, not by
+    its own code, shows as ~1.0)."""
+    fields = [int(x) for x in stat.read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle, iowait
+    total = sum(fields[:8])  # user nice system idle iowait irq softirq steal (guest is in user)
+    return total - idle, total
+
+
 def tree_rss_mb(pid: int) -> float:
     return sum(rss_mb(p) for p in _tree(pid))

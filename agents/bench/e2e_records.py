@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from agents.bench.e2e_procs import PARTITIONS, _paused, cpu_seconds
+from agents.bench.e2e_procs import PARTITIONS, _paused, cpu_seconds, machine_cpu
 from agents.kafka.produce import Publisher, paced
 from monitor.config.settings import Settings
 
@@ -168,13 +168,19 @@ def _backlog_rate(
     tag: str,
     weight: Any,
     proc: subprocess.Popen[bytes],
+    busy: list[float] | None = None,
 ) -> tuple[float, float]:
     """How fast the running worker `proc` works through `n` fresh events written while it
-    was paused, and the CPU time its processes spent per answer (µs)."""
+    was paused, and the CPU time its processes spent per answer (µs). `busy`: gets the share
+    of the machine's CPU in use (all processes, all cores) while the worker worked."""
     starts = asyncio.run(_ends(bootstrap, sink))
     with _paused(proc):
         asyncio.run(_publish(settings, source, renamed(events, n, tag), None))
         cpu = cpu_seconds(proc.pid)
+        machine = machine_cpu()
     records = asyncio.run(_output_since(bootstrap, sink, starts, n, weight, timeout=1200))
     cpu_us = (cpu_seconds(proc.pid) - cpu) / n * 1e6
+    if busy is not None:
+        used, total = (b - a for a, b in zip(machine, machine_cpu(), strict=True))
+        busy.append(used / total if total else 0.0)
     return _rate([r for r in records if weight(r)], weight=weight), cpu_us

@@ -27,6 +27,7 @@ class Monitor:
     port: int = 0
     rates: list[float] = field(default_factory=list)
     cpu_us: list[float] = field(default_factory=list)
+    busy: list[float] = field(default_factory=list)  # the machine's CPU share in use
     full: bool = True  # also lag and RSS (not only the rounds)
 
 
