@@ -162,7 +162,7 @@ def _measure(
     # measured seconds apart, so a slow phase of the shared machine hits all of them ---------
     pt_rates: list[float] = []
     pt_cpu: list[float] = []
-    pt_busy: list[float] = []
+    pt_busy: list[tuple[float, float]] = []
     for r in range(rounds):
         for m in mons:
             assert m.settings is not None and m.proc is not None
@@ -201,7 +201,8 @@ def _measure(
     out["rounds_passthrough_events_per_s"] = pt_rates
     out["passthrough_cpu_us_per_event"] = statistics.median(pt_cpu)
     # with both cores busy a worker waits for CPU, not for its own code: what a ratio means
-    out["rounds_passthrough_machine_busy"] = pt_busy
+    out["rounds_passthrough_machine_busy"] = [b for b, _ in pt_busy]
+    out["rounds_passthrough_busiest_process"] = [p for _, p in pt_busy]
     for m in mons:
         ratios = [a / b for a, b in zip(m.rates, pt_rates, strict=True)]
         out[f"{m.name}_events_per_s"] = statistics.median(m.rates)
@@ -209,7 +210,8 @@ def _measure(
         out[f"rounds_{m.name}_ratio"] = ratios
         out[f"{m.name}_vs_passthrough"] = statistics.median(ratios)
         out[f"{m.name}_cpu_us_per_event"] = statistics.median(m.cpu_us)
-        out[f"rounds_{m.name}_machine_busy"] = m.busy
+        out[f"rounds_{m.name}_machine_busy"] = [b for b, _ in m.busy]
+        out[f"rounds_{m.name}_busiest_process"] = [p for _, p in m.busy]
         out[f"{m.name}_check_processes"] = int(m.env["RAGMON_CHECK_PROCESSES"])
     named = {m.name: m for m in mons}
     if "monitor_pool_judge" in named:

@@ -94,14 +94,28 @@ def _tree(pid: int) -> list[int]:
     return out
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of `pid` and its descendants, from /proc."""
-    total = 0
+def process_cpu(pid: int) -> dict[int, float]:
+    """User + system CPU seconds of `pid` and of each of its descendants, from /proc."""
+    out: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
     for p in _tree(pid):
         with contextlib.suppress(OSError):
             fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15)
-    return total / os.sysconf("SC_CLK_TCK")
+            out[p] = (int(fields[11]) + int(fields[12])) / tick  # utime, stime (fields 14, 15)
+    return out
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of `pid` and its descendants, from /proc."""
+    return sum(process_cpu(pid).values())
+
+
+def busiest_share(before: dict[int, float], after: dict[int, float], seconds: float) -> float:
+    """The largest share of one core any one process used between two `process_cpu` readings
+    `seconds` apart: near 1.0, that process (the worker or a check process) set the pace."""
+    if seconds <= 0:
+        return 0.0
+    return max((after[p] - before.get(p, 0.0) for p in after), default=0.0) / seconds
 
 
 def machine_cpu(stat: Path = Path("/proc/stat")) -> tuple[int, int]:

@@ -12,7 +12,13 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from agents.bench.e2e_procs import PARTITIONS, _paused, cpu_seconds, machine_cpu
+from agents.bench.e2e_procs import (
+    PARTITIONS,
+    _paused,
+    busiest_share,
+    machine_cpu,
+    process_cpu,
+)
 from agents.kafka.produce import Publisher, paced
 from monitor.config.settings import Settings
 
@@ -168,19 +174,30 @@ def _backlog_rate(
     tag: str,
     weight: Any,
     proc: subprocess.Popen[bytes],
-    busy: list[float] | None = None,
+    busy: list[tuple[float, float]] | None = None,
 ) -> tuple[float, float]:
     """How fast the running worker `proc` works through `n` fresh events written while it
     was paused, and the CPU time its processes spent per answer (µs). `busy`: gets the share
-    of the machine's CPU in use (all processes, all cores) while the worker worked."""
+    of the machine's CPU in use (all processes, all cores) while the worker worked, and the
+    largest share of a core one of the worker's processes used (`busiest_share`)."""
     starts = asyncio.run(_ends(bootstrap, sink))
     with _paused(proc):
         asyncio.run(_publish(settings, source, renamed(events, n, tag), None))
-        cpu = cpu_seconds(proc.pid)
+        cpu = process_cpu(proc.pid)
         machine = machine_cpu()
+        resumed = time.monotonic()
     records = asyncio.run(_output_since(bootstrap, sink, starts, n, weight, timeout=1200))
-    cpu_us = (cpu_seconds(proc.pid) - cpu) / n * 1e6
+    seconds = time.monotonic() - resumed
+    after = process_cpu(proc.pid)
+    cpu_us = (sum(after.values()) - sum(cpu.values())) / n * 1e6
+    rate = _rate([r for r in records if weight(r)], weight=weight)
     if busy is not None:
+        # the readings span the reader's start and its last empty polls too: the shares are of
+        # the time the answers took (n / rate, from the records' timestamps), the rest idle
         used, total = (b - a for a, b in zip(machine, machine_cpu(), strict=True))
-        busy.append(used / total if total else 0.0)
-    return _rate([r for r in records if weight(r)], weight=weight), cpu_us
+        working = min(seconds, n / rate) if rate > 0 else seconds
+        window = total * working / seconds if seconds > 0 else 0
+        busy.append(
+            (min(1.0, used / window) if window else 0.0, busiest_share(cpu, after, working))
+        )
+    return rate, cpu_us

@@ -27,7 +27,8 @@ class Monitor:
     port: int = 0
     rates: list[float] = field(default_factory=list)
     cpu_us: list[float] = field(default_factory=list)
-    busy: list[float] = field(default_factory=list)  # the machine's CPU share in use
+    # per round: the machine's CPU share in use, the busiest process's share of one core
+    busy: list[tuple[float, float]] = field(default_factory=list)
     full: bool = True  # also lag and RSS (not only the rounds)
 
 

@@ -1,11 +1,15 @@
-"""The machine's CPU share the e2e bench reports beside each rate (agents/bench/e2e_procs.py)."""
+"""What the e2e bench reports beside each rate (agents/bench/e2e_procs.py): the machine's CPU
+share in use and the busiest process's share of a core."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
-from agents.bench.e2e_procs import machine_cpu
+import pytest
+
+from agents.bench.e2e_procs import busiest_share, cpu_seconds, machine_cpu, process_cpu
 
 
 def test_busy_and_total_ticks_from_the_first_line_of_proc_stat(tmp_path: Path) -> None:
@@ -24,3 +28,18 @@ def test_a_busy_loop_shows_as_busy_ticks_on_this_machine() -> None:
     after = machine_cpu()
     busy, total = (b - a for a, b in zip(before, after, strict=True))
     assert total > 0 and 0 < busy <= total
+
+
+def test_the_busiest_process_share_of_a_core() -> None:
+    before = {10: 5.0, 11: 2.0}
+    # the check process 11 used 1.8 s of CPU in 2 s, the worker 10 0.6 s; 12 started meanwhile
+    after = {10: 5.6, 11: 3.8, 12: 0.1}
+    assert busiest_share(before, after, 2.0) == pytest.approx(0.9)
+    assert busiest_share(before, after, 0.0) == 0.0
+
+
+def test_process_cpu_names_this_process_and_adds_up() -> None:
+    me = os.getpid()
+    cpu = process_cpu(me)
+    assert me in cpu and cpu[me] > 0
+    assert cpu_seconds(me) == pytest.approx(sum(process_cpu(me).values()), abs=0.05)
