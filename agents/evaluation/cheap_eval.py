@@ -9,11 +9,11 @@ monitor.output.calibration.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agents.evaluation.jsonl import jsonl_rows
 from monitor.check import check_event
 from monitor.config.errors import InputError
 from monitor.config.options import CheckOptions
@@ -27,21 +27,14 @@ Checked = list[tuple[AnswerEvent, Verdict]]
 def load_labels(path: str) -> dict[str, str]:
     """event_id → supported / partially_supported / not_supported."""
     labels: dict[str, str] = {}
-    try:
-        with open(path, encoding="utf-8") as fh:
-            for n, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                    event_id, label = row["event_id"], row["label"]
-                except (ValueError, KeyError, TypeError):
-                    raise InputError(f"{path}:{n}: not a {{event_id, label}} object") from None
-                if label not in HUMAN_GRADES:
-                    raise InputError(f"{path}:{n}: unknown label {label!r}")
-                labels[str(event_id)] = label
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror}") from None
+    for where, row in jsonl_rows(path):
+        try:
+            event_id, label = row["event_id"], row["label"]
+        except (KeyError, TypeError):
+            raise InputError(f"{where}: not a {{event_id, label}} object") from None
+        if label not in HUMAN_GRADES:
+            raise InputError(f"{where}: unknown label {label!r}")
+        labels[str(event_id)] = label
     return labels
 
 

@@ -11,11 +11,11 @@ not-supported share P and the supported share 1 − P.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agents.evaluation.jsonl import jsonl_rows
 from agents.evaluation.spans import claim_span_labels, parse_span_row
 from monitor.config.errors import InputError
 from monitor.judge.request import judge_items
@@ -41,18 +41,11 @@ class ClaimPool:
 def load_label_rows(path: str) -> dict[str, dict[str, Any]]:
     """event_id → the whole label row (RAGTruth's rows carry `spans`)."""
     rows: dict[str, dict[str, Any]] = {}
-    try:
-        with open(path, encoding="utf-8") as fh:
-            for n, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                    rows[str(row["event_id"])] = row
-                except (ValueError, KeyError, TypeError):
-                    raise InputError(f"{path}:{n}: not a {{event_id, label}} object") from None
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror}") from None
+    for where, row in jsonl_rows(path):
+        try:
+            rows[str(row["event_id"])] = row
+        except (KeyError, TypeError):
+            raise InputError(f"{where}: not a {{event_id, label}} object") from None
     return rows
 
 

@@ -10,11 +10,11 @@ Pure: no check runs here.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from agents.evaluation.jsonl import jsonl_rows
 from monitor.config.errors import InputError
 
 Span = tuple[int, int]
@@ -81,21 +81,11 @@ def load_span_labels(path: str) -> dict[str, SpanLabel] | None:
     """event_id → SpanLabel; None when the file's first row has no `spans` (a claim-label file,
     read by `ragmon eval`'s load_labels). Once the first row has spans, every row must."""
     out: dict[str, SpanLabel] = {}
-    try:
-        with open(path, encoding="utf-8") as fh:
-            for n, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                except ValueError:
-                    raise InputError(f"{path}:{n}: not JSON") from None
-                if not isinstance(row, dict) or "spans" not in row:
-                    if not out:
-                        return None
-                    raise InputError(f"{path}:{n}: row without `spans` in a span-labelled file")
-                label = parse_span_row(row, f"{path}:{n}")
-                out[label.event_id] = label
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror}") from None
+    for where, row in jsonl_rows(path):
+        if not isinstance(row, dict) or "spans" not in row:
+            if not out:
+                return None
+            raise InputError(f"{where}: row without `spans` in a span-labelled file")
+        label = parse_span_row(row, where)
+        out[label.event_id] = label
     return out or None
