@@ -35,7 +35,8 @@ _SCALE_TAIL = r"(?:\s?(hundred|thousand|millions?|billions?|trillion)\b|(bn|mn|[
 # the character before that digit, because a pattern that opens with a digit lets the regex
 # engine skip to the next digit instead of trying the look-behinds at every position (2x faster
 # on documents); the same matches as (?<!...)(\d{1,3}(?:,\d{3})+|\d+).
-_INTEGER = r"(\d(?<![\w.]\d)%s(?:\d{0,2}(?:,\d{3})+|\d*))(\.\d+)?"
+# Neither alternative may stop before a thousands group: "29,200km" is not the figure 29.
+_INTEGER = r"(\d(?<![\w.]\d)%s(?:\d{0,2}(?:,\d{3})+|\d*)(?!,\d{3}))(\.\d+)?"
 # Standing alone: not part of a word (mp3, 3D, 1st, COVID-19, MS-06, H2O).
 NUMBER_RE = re.compile(_INTEGER % r"(?<![A-Za-z]-\d)" + _SCALE_TAIL + r"(?![\w])(?!\.\d)")
 # Evidence: "9th", "45°C" and "COVID-19" offer their digits; identifier digits (policy_9) do not.

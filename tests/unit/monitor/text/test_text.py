@@ -99,6 +99,17 @@ def test_written_in_finds_integers_with_or_without_separators(n: int) -> None:
     assert not written_in(plain, f"it was 1{n}7 in total")
 
 
+@given(st.integers(min_value=1_000, max_value=10**9), st.sampled_from(["km", "kg", "mph", "x"]))
+def test_a_grouped_figure_glued_to_letters_is_never_its_first_group(n: int, unit: str) -> None:
+    # "29,200km": no figure at all (as "3D"), never 29; spaced, the whole figure
+    assert numbers(f"travelled {n:,}{unit}, then") == []
+    assert [m.value for m in numbers(f"travelled {n:,} {unit}, then")] == [float(n)]
+
+
+def test_a_figure_before_a_comma_and_a_spaced_number_stays_itself() -> None:
+    assert [m.value for m in numbers("In 2019, 300 people came")] == [2019.0, 300.0]
+
+
 def test_identifiers_come_from_code_spans_and_code_shaped_words() -> None:
     text = "The `validate_token` function in AuthManager calls getUser and obj.method_name"
     assert identifiers(text) == ["validate_token", "AuthManager", "getUser", "method_name"]
