@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from monitor.config.errors import InputError
+from monitor.records.jsonl import json_lines
 
 #: the grades a person can give a claim; `abstain` is "can't tell" and calibrates nothing
 LABELS: tuple[str, ...] = ("supported", "partially_supported", "not_supported", "abstain")
@@ -161,16 +162,10 @@ def read_rows(text: str, name: str) -> Iterator[tuple[str, dict[str, Any]]]:
     file's: a first non-blank character `{` is JSONL."""
     stripped = text.lstrip()
     if stripped.startswith("{"):
-        for n, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError:
-                raise InputError(f"{name}:{n}: not JSON") from None
+        for where, row in json_lines(text.splitlines(), name):
             if not isinstance(row, dict):
-                raise InputError(f"{name}:{n}: not a JSON object")
-            yield f"{name}:{n}", row
+                raise InputError(f"{where}: not a JSON object")
+            yield where, row
         return
     reader = csv.DictReader(io.StringIO(text))
     header = [h.strip() for h in reader.fieldnames or []]
