@@ -43,12 +43,13 @@ from collections.abc import Sequence
 
 from monitor.checks.contrast_names import _entity_swap, _initial_missing, _role_swap
 from monitor.checks.contrast_negation import (
-    _NEGATION_HINT,
     _content_stems,
     _negated_region,
+    may_negate,
     negated,
 )
 from monitor.checks.contrast_sentences import (
+    _ASCII_TOKEN_RE,
     _TOKEN_RE,
     _Sentence,
     claim_core,
@@ -185,11 +186,13 @@ def contrasts(
         if unit is not None:
             out.append(f"unit_mismatch:{unit}")
     tokens: list[str]
+    lowered: str | None = None
     if claim.isascii():  # lower() maps only A-Z: the same tokens as lower-casing each match
-        tokens = _TOKEN_RE.findall(claim.lower())
+        lowered = claim.lower()
+        tokens = _ASCII_TOKEN_RE.findall(lowered)
     else:
         tokens = [m.group(0).lower() for m in _TOKEN_RE.finditer(claim)]
-    claim_negated = _NEGATION_HINT.search(claim) is not None and negated(claim)
+    claim_negated = may_negate(claim, lowered) and negated(claim)
     stems = frozenset(_content_stems(tokens, claim_negated))
     aligned = _align(stems, texts) if stems else None
     if aligned is None:

@@ -16,6 +16,8 @@ from itertools import pairwise
 from monitor.text.words import STEMS
 
 _TOKEN_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+# the same tokens in a lower-cased ASCII text: letters and digits there are [a-z0-9]
+_ASCII_TOKEN_RE = re.compile(r"[a-z0-9]+(?:'[a-z0-9]+)?")
 # a sentence ends at [.!?] before white space (not inside "4.2" or "U.S.A") or at a line break
 # ... or where a word of two lower-case letters or more runs into a capital ("diet.These": a
 # missing space, not an abbreviation like "U.S.A" or "Ph.D")
@@ -50,7 +52,7 @@ class _Sentence:
         if text.isascii():
             # lower() maps only A-Z here, letters either way: the same tokens as lower-casing
             # each match, by one C call instead of a match object per word
-            self.tokens = _TOKEN_RE.findall(text.lower())
+            self.tokens = _ASCII_TOKEN_RE.findall(text.lower())
         else:
             self.tokens = [m.group(0).lower() for m in _TOKEN_RE.finditer(text)]
         self._spans: list[tuple[int, int]] | None = None
