@@ -180,7 +180,9 @@ def contrasts(
             if verbatim(claim, t, core):
                 return ()
     out: list[str] = []
-    digits = any(c.isdigit() for c in claim)  # units and dates are written with digits
+    # units and dates are written with digits (map: the characters visited in C, not by a
+    # generator: ~2% of the pure core's check on RAGTruth)
+    digits = any(map(str.isdigit, claim))
     if digits:
         unit = unit_mismatch(claim, texts)
         if unit is not None:
