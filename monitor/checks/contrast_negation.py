@@ -94,7 +94,10 @@ def _content_stems(tokens: list[str], claim_negated: bool) -> set[str]:
     """The claim's content stems to align on; its negation cue words (and the "longer" of "no
     longer") are left out when it is negated: the un-negated evidence cannot hold them."""
     if not claim_negated:
-        return {STEMS[t] for t in tokens if t not in STOPWORDS} - {""}
+        # STEMS maps every stopword to "": one C pass, then "" dropped
+        found = set(map(STEMS.__getitem__, tokens))
+        found.discard("")
+        return found
     out = set()
     for i, t in enumerate(tokens):
         if t in STOPWORDS or t in _CUE_WORDS or (t == "longer" and tokens[i - 1 : i] == ["no"]):
