@@ -98,7 +98,14 @@ def _patched(watch: Stopwatch, detail: bool = False) -> Iterator[None]:
             maybe(grounding, name, f"grounding.{name}")
         for name in ("signals", "restated", "contrasts"):  # what lexical_support calls
             maybe(support, name, f"grounding.lexical_support.{name}")
-        for name in ("_split", "_align", "unit_mismatch", "_initial_missing", "_entity_swap"):
+        for name in (
+            "_split",
+            "sentence_index",
+            "_align",
+            "unit_mismatch",
+            "_initial_missing",
+            "_entity_swap",
+        ):
             maybe(contrast, name, f"grounding.lexical_support.contrasts.{name}")
     patch(work, "decode_event", "decode")
     patch(work, "check_event", "check")

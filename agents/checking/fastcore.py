@@ -67,6 +67,11 @@ HOT_MODULES = (
     "monitor/text/units.py",
     "monitor/text/dates.py",
     "monitor/checks/grounding.py",
+    # what the grounding of uncited claims calls: refusals, and data rendered as evidence
+    "monitor/text/abstention.py",
+    "monitor/text/refusal_gate.py",
+    "monitor/checks/data_text.py",
+    "monitor/checks/data_claims.py",
     "monitor/text/words.py",
     "monitor/text/numbers.py",
     "monitor/output/spans.py",

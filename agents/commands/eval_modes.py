@@ -14,7 +14,6 @@ from agents.evaluation import alerts_eval
 from agents.evaluation import extras as eval_extras
 from agents.evaluation import rates as eval_rates
 from agents.evaluation.cheap_eval import Checked, load_checked
-from agents.evaluation.judge_eval import judge_eval, report_rows
 from agents.evaluation.span_eval import format_span_report, span_eval
 from monitor.config.errors import InputError
 from monitor.config.options import CheckOptions
@@ -63,6 +62,10 @@ def run_rates(
     spans: Mapping[str, Any] | None = None,
 ) -> int:
     """`ragmon eval --rates`: text report (and --json FILE, --html FILE)."""
+    # imported here: the judge's client (openai) is ~0.6 s of CPU that every other ragmon
+    # command, `ragmon check` included, would pay at start-up (the CLI registers every command)
+    from agents.evaluation.judge_eval import judge_eval, report_rows
+
     if not 0 < args.judge_rate <= 1:
         raise InputError("--judge-rate must be in (0, 1]")
     if args.resamples < 1:

@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from agents.grafana.client import Grafana
+if TYPE_CHECKING:  # a type only: its HTTP client (niquests) costs every ragmon command ~0.1 s
+    from agents.grafana.client import Grafana
 
 Kind = Literal["create", "update", "unchanged"]
 _IGNORED_DASHBOARD_KEYS = ("id", "version")

@@ -1,8 +1,10 @@
 """Evidence sentences for monitor/checks/contrast.py: split, tokenised and memoised per text.
 
 This module owns the sentence and token patterns, the `_Sentence` record (with the source's
-hedge on how many, read once per sentence), the memo of split texts (`sentences_of`), and the
-verbatim test (`claim_core`, `verbatim`) that returns a claim found whole in its evidence at once.
+hedge on how many, read once per sentence), the memo of split texts with their inverted index
+(`sentence_index`: stem -> sentences, built once per text however many claims it is aligned
+with), and the verbatim test (`claim_core`, `verbatim`) that returns a claim found whole in its
+evidence at once.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from itertools import pairwise
 from monitor.text.words import STEMS
 
 _TOKEN_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+# the same tokens in a lower-cased ASCII text: letters and digits there are [a-z0-9]
+_ASCII_TOKEN_RE = re.compile(r"[a-z0-9]+(?:'[a-z0-9]+)?")
 # a sentence ends at [.!?] before white space (not inside "4.2" or "U.S.A") or at a line break
 # ... or where a word of two lower-case letters or more runs into a capital ("diet.These": a
 # missing space, not an abbreviation like "U.S.A" or "Ph.D")
@@ -34,9 +38,10 @@ _HEDGE_HINTS = ("lear", "nown", "ertain", "onfirm", "ord on")
 
 
 class _Sentence:
-    """One evidence sentence: its text, word tokens with their offsets, and lower-cased words."""
+    """One evidence sentence: its text, lower-cased word tokens and their stems; the tokens'
+    offsets only when asked for (the aligned sentence's negation look, `_negated_region`)."""
 
-    __slots__ = ("hedged", "next_hedged", "spans", "stem_set", "stems", "text", "tokens")
+    __slots__ = ("_spans", "hedged", "next_hedged", "stem_set", "stems", "text", "tokens")
 
     def __init__(self, text: str) -> None:
         self.text = text = text.strip()
@@ -44,18 +49,70 @@ class _Sentence:
         # the next sentence's too: a hedge may follow what it hedges
         self.hedged = any(w in text for w in _HEDGE_HINTS) and bool(_SOURCE_HEDGE_RE.search(text))
         self.next_hedged = False
-        found = [(m.group(0).lower(), m.start(), m.end()) for m in _TOKEN_RE.finditer(text)]
-        self.tokens = [t for t, _, _ in found]
-        self.spans = [(s, e) for _, s, e in found]
-        self.stems = [STEMS[t] for t in self.tokens]
-        self.stem_set = frozenset(self.stems) - {""}
+        if text.isascii():
+            # lower() maps only A-Z here, letters either way: the same tokens as lower-casing
+            # each match, by one C call instead of a match object per word
+            self.tokens = _ASCII_TOKEN_RE.findall(text.lower())
+        else:
+            self.tokens = [m.group(0).lower() for m in _TOKEN_RE.finditer(text)]
+        self._spans: list[tuple[int, int]] | None = None
+        self.stems = list(map(_STEM, self.tokens))
+        self.stem_set = frozenset(self.stems) - _NO_STEM
+
+    @property
+    def spans(self) -> list[tuple[int, int]]:
+        """(start, end) of each token in `text`."""
+        if self._spans is None:
+            self._spans = [m.span() for m in _TOKEN_RE.finditer(self.text)]
+        return self._spans
+
+
+_NO_STEM = frozenset(("",))
+_STEM = STEMS.__getitem__
+
+
+class SentenceIndex:
+    """The sentences of one evidence text and where each content stem occurs: stem -> the
+    numbers of the sentences holding it, in order (an inverted index). A claim is aligned by
+    looking up its own stems instead of intersecting every sentence with them (`align`)."""
+
+    __slots__ = ("postings", "sentences")
+
+    def __init__(self, sentences: list[_Sentence]) -> None:
+        self.sentences = sentences
+        postings: dict[str, list[int]] = {}
+        for i, sentence in enumerate(sentences):
+            for key in sentence.stem_set:
+                found = postings.get(key)
+                if found is None:
+                    postings[key] = [i]
+                else:
+                    found.append(i)
+        self.postings = postings
+
+    def best(self, stems: frozenset[str]) -> tuple[int, int]:
+        """(sentence number, shared stems) of the first sentence sharing most of `stems`
+        (distinct stems, as `len(stems & sentence.stem_set)`); (-1, 0) when none shares any."""
+        postings = self.postings
+        counts: dict[int, int] = {}
+        for key in stems:
+            found = postings.get(key)
+            if found is not None:
+                for i in found:
+                    counts[i] = counts.get(i, 0) + 1
+        best, best_n = -1, 0
+        for i, n in counts.items():
+            if n > best_n or (n == best_n and i < best):
+                best, best_n = i, n
+        return best, best_n
 
 
 _SENTENCES_MAX = 512
-_sentences: OrderedDict[str, list[_Sentence]] = OrderedDict()
+_sentences: OrderedDict[str, SentenceIndex] = OrderedDict()
 
 
-def _split(text: str) -> list[_Sentence]:
+def sentence_index(text: str) -> SentenceIndex:
+    """The sentences of an evidence text and their inverted index, memoised per text."""
     found = _sentences.get(text)
     if found is not None:
         _sentences.move_to_end(text)
@@ -63,11 +120,16 @@ def _split(text: str) -> list[_Sentence]:
     out = [_Sentence(m.group(0)) for m in _SENTENCE_RE.finditer(text) if m.group(0).strip()]
     for before, after in pairwise(out):
         before.next_hedged = after.hedged
+    index = SentenceIndex(out)
     if len(text) <= 200_000:
-        _sentences[text] = out
+        _sentences[text] = index
         if len(_sentences) > _SENTENCES_MAX:
             _sentences.popitem(last=False)
-    return out
+    return index
+
+
+def _split(text: str) -> list[_Sentence]:
+    return sentence_index(text).sentences
 
 
 def sentences_of(text: str) -> list[_Sentence]:

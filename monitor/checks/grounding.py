@@ -133,20 +133,25 @@ def _stated_values(context: Context) -> list[tuple[str, Any, int]]:
     return found
 
 
-def _value_in_data(claim: str, context: Context, options: CheckOptions) -> bool:
+def _value_in_data(
+    claim: str, context: Context, options: CheckOptions, terms: ClaimTerms | None = None
+) -> bool:
     """The claim states a value of the data under its key's last word ("The premium ... is
     1,200" for quote.premium = 1200), negates nothing, states no figure the data lacks, and
     the rest of what it says is found near the value: at least half of its content words (the
     share contrast.py asks of an aligned sentence) in the value's own record (its sibling
     leaves) and the record's top level. One matching number is not enough: "3.5 stars from 3
-    reviews" is not supported by `business_stars = 3.5` alone."""
-    if NEGATION_RE.search(claim) is not None:
-        return False
+    reviews" is not supported by `business_stars = 3.5` alone. `terms`: claim_terms(claim),
+    when the caller has it."""
     lowered = claim.lower()
-    terms: ClaimTerms | None = None
+    negation_read = figures_read = False
     for key, value, parent in _stated_values(context):
         if key not in lowered:
             continue
+        if not negation_read:  # read once, and only for a claim that names a key
+            if NEGATION_RE.search(claim) is not None:
+                return False
+            negation_read = True
         stated = value_stated(
             value,
             [claim],
@@ -157,9 +162,11 @@ def _value_in_data(claim: str, context: Context, options: CheckOptions) -> bool:
             continue
         if terms is None:
             terms = claim_terms(claim)
+        if not figures_read:
             everything = index_evidence(context.texts[-1])
             if any(not everything.has_number(m) for m in terms.numbers):
                 return False  # a figure of the claim that the data does not hold
+            figures_read = True
         found = index_evidence(_record_text(context, parent)).stems_found(terms.terms)
         if terms.terms and len(found) >= MIN_ALIGNED * len(terms.terms):
             return True
@@ -241,11 +248,13 @@ def ground_uncited(claim: Claim, context: Context, options: CheckOptions) -> Sup
     for t in texts:
         if verbatim(text, t, core):
             return Support("supported", 1.0, "high", "rules", (UNCITED, "verbatim_in_context"))
+    # the claim's terms, once: the data look-up, the choice of document and the scoring share them
+    terms = claim_terms(text)
     conflicts: list[str] = []
     if context.leaves:
         conflicts = attribute_conflicts(text, context.attributes)
         conflicts += time_conflicts(text, context.times)
-        if not conflicts and _value_in_data(text, context, options):
+        if not conflicts and _value_in_data(text, context, options, terms):
             return Support("supported", 1.0, "high", "rules", (UNCITED, "value_in_data"))
     best = texts[0]
     passage = _symbol_passage(text, texts) if "`" in text or "_" in text else None
@@ -255,7 +264,6 @@ def ground_uncited(claim: Claim, context: Context, options: CheckOptions) -> Sup
         # the document sharing most of the claim's content stems is the one it would cite; only
         # that one is scored (scoring every document cost a tenth of the check on the mix)
         # (names count twice, as in the term coverage)
-        terms = claim_terms(text)
         shared = -1
         for t in texts:
             index = index_evidence(t)
@@ -265,7 +273,11 @@ def ground_uncited(claim: Claim, context: Context, options: CheckOptions) -> Sup
             n = len(found) + len(found & terms.heavy)
             if n > shared:
                 best, shared = t, n
-    support = lexical_support(text, [best], claim.kind, UNCITED_POLARITY_SHARE)
+    # verbatim in no text: contrasts need not look again, unless `best` is a symbol's lines
+    # (a claim verbatim there may not be in its document: the line before need not end a sentence)
+    support = lexical_support(
+        text, [best], claim.kind, UNCITED_POLARITY_SHARE, terms, verbatim_checked=passage is None
+    )
     if conflicts:  # the record says otherwise (or nothing): a changed fact, as in support.py
         score = round(support.score * CONTRADICTION_FACTOR, 4)
         return Support(

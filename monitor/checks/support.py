@@ -51,7 +51,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from monitor.checks.contrast import POLARITY_ALIGNED, contrasts, restated, value_date_mismatch
-from monitor.checks.evidence import claim_terms, index_evidence, shared_bigrams
+from monitor.checks.evidence import ClaimTerms, claim_terms, index_evidence, shared_bigrams
 from monitor.citations.values import flag_stated, value_stated
 from monitor.config.options import CheckOptions
 from monitor.records.models import (
@@ -110,8 +110,12 @@ def _union(sets: list[frozenset[str]]) -> frozenset[str]:
     return frozenset().union(*sets)
 
 
-def signals(claim_text: str, evidence_texts: Sequence[str]) -> Signals:
-    terms = claim_terms(claim_text)
+def signals(
+    claim_text: str, evidence_texts: Sequence[str], terms: ClaimTerms | None = None
+) -> Signals:
+    """`terms`: claim_terms(claim_text), when the caller has it (the grounding)."""
+    if terms is None:
+        terms = claim_terms(claim_text)
     indexes = [index_evidence(t) for t in evidence_texts]
     total = _weight(terms.terms, terms.heavy)
     if indexes and total:
@@ -162,8 +166,12 @@ def lexical_support(
     evidence_texts: Sequence[str],
     kind: str,
     polarity_share: float = POLARITY_ALIGNED,
+    terms: ClaimTerms | None = None,
+    verbatim_checked: bool = False,
 ) -> Support:
-    sig = signals(claim_text, evidence_texts)
+    """`terms`: claim_terms(claim_text), when the caller has it; `verbatim_checked`: the claim
+    is verbatim in none of the evidence texts (the caller looked: contrasts need not)."""
+    sig = signals(claim_text, evidence_texts, terms)
     reasons = [f"term_coverage={sig.coverage:.2f}", f"phrase_overlap={sig.phrase:.2f}"]
     score = max(0.0, calibrated(sig.base) - NAME_PENALTY * min(sig.missing_names, 3))
     if sig.missing_names:
@@ -188,7 +196,9 @@ def lexical_support(
     # claim about code stands or falls by its symbols and figures. A changed figure settles the
     # verdict already, so the look is taken then only to name a changed date as one.
     if score >= UNVERIFIABLE_AT and not named and (not missing or has_date(claim_text)):
-        flipped = contrasts(claim_text, evidence_texts, sig.missing_names > 0, polarity_share)
+        flipped = contrasts(
+            claim_text, evidence_texts, sig.missing_names > 0, polarity_share, verbatim_checked
+        )
     if missing or flipped:
         score *= MISSING_NUMBER_FACTOR  # once, whatever the number of flips
         reasons.extend(f"number_missing:{raw}" for raw in missing[:3])

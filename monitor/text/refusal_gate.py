@@ -185,7 +185,8 @@ _NEGATION_PARTS = (
 
 
 def _negation_part(low: str) -> bool:
-    return any(part in low for part in _NEGATION_PARTS)
+    # map: the parts looked up in C, not by a generator (the pure core's look per claim)
+    return any(map(low.__contains__, _NEGATION_PARTS))
 
 
 def may_refuse(text: str) -> bool:

@@ -18,6 +18,7 @@ from monitor.check import check_bytes
 from monitor.checks.claims import has_words, is_claim
 from monitor.checks.evidence import (
     GENERIC_CODE_WORDS,
+    SETS_AFTER,
     EvidenceIndex,
     claim_terms,
     shared_bigrams,
@@ -151,3 +152,19 @@ def test_a_figure_with_decimals_and_a_scale_is_checked_not_crashed() -> None:
     verdict = check_bytes(json.dumps(event).encode(), CheckOptions())
     assert isinstance(verdict, Verdict)
     assert verdict.claims[0].support.verdict == "supported"  # 2,345 is 2.345k as a figure
+
+
+@settings(max_examples=200)
+@given(some_text, st.lists(some_text, min_size=1, max_size=6))
+def test_a_text_asked_often_answers_from_its_sets_as_it_did_by_look_ups(
+    text: str, claims: list[str]
+) -> None:
+    """Past SETS_AFTER look-ups a text answers from its stem and bigram sets: the answers
+    are the ones a fresh index (flat stems, substring look-ups) gives."""
+    often = EvidenceIndex(text)
+    for claim in claims * (SETS_AFTER + 1):
+        terms = claim_terms(claim)
+        fresh = EvidenceIndex(text)
+        assert often.stems_found(terms.terms) == fresh.stems_found(terms.terms)
+        assert often.bigrams_found(terms) == EvidenceIndex(text).bigrams_found(terms)
+    assert often._stems is not None and often._bigrams is not None  # the sets were built

@@ -1,0 +1,163 @@
+"""Evidence sentences and their inverted index (issue 27.3): postings and the alignment they
+give, hand-computed on small texts, and against the scan of every sentence that the index
+replaced (kept here as the reference, not in monitor/)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from monitor.checks.contrast import MIN_ALIGNED, _align
+from monitor.checks.contrast_sentences import (
+    _ASCII_TOKEN_RE,
+    _TOKEN_RE,
+    SentenceIndex,
+    _Sentence,
+    sentence_index,
+    sentences_of,
+)
+from monitor.text.words import STEMS
+
+TEXT = "Paris is the capital of France. Berlin is the capital of Germany! Paris hosts the Louvre."
+
+
+def test_postings_list_each_stem_s_sentences_in_order() -> None:
+    index = sentence_index(TEXT)
+    assert [s.text for s in index.sentences] == [
+        "Paris is the capital of France.",
+        "Berlin is the capital of Germany!",
+        "Paris hosts the Louvre.",
+    ]
+    # "is", "the", "of" are stopwords; france -> franc, germany -> germani, hosts -> host
+    assert index.postings == {
+        "paris": [0, 2],
+        "capital": [0, 1],
+        "franc": [0],
+        "berlin": [1],
+        "germani": [1],
+        "host": [2],
+        "louvr": [2],
+    }
+
+
+def test_a_stem_twice_in_a_sentence_is_posted_once() -> None:
+    index = sentence_index("Rain, rain and more rain. Sun.")
+    assert index.postings["rain"] == [0]
+    assert index.best(frozenset({"rain", "sun"})) == (0, 1)  # a tie: the first sentence
+
+
+def test_best_counts_distinct_shared_stems_and_keeps_the_first_on_a_tie() -> None:
+    index = sentence_index(TEXT)
+    # sentence 0 holds paris and capital, sentence 1 capital and germani: 2 each, 0 first
+    assert index.best(frozenset({"paris", "capital", "germani"})) == (0, 2)
+    assert index.best(frozenset({"berlin", "capital"})) == (1, 2)
+    assert index.best(frozenset({"paris", "host", "louvr"})) == (2, 3)
+    assert index.best(frozenset({"rome"})) == (-1, 0)
+    assert index.best(frozenset()) == (-1, 0)
+
+
+def test_alignment_through_the_postings_hand_computed() -> None:
+    aligned = _align(frozenset({"berlin", "capital", "germani"}), [TEXT])
+    assert aligned is not None
+    sentence, hits, share = aligned
+    assert sentence.text == "Berlin is the capital of Germany!"
+    # tokens: berlin(0) is(1) the(2) capital(3) of(4) germany(5)
+    assert hits == [0, 3, 5]
+    assert share == 1.0
+    # 1 of 3 stems is under MIN_ALIGNED: no sentence is aligned
+    assert _align(frozenset({"louvr", "rome", "madrid"}), [TEXT]) is None
+
+
+def test_an_earlier_text_keeps_a_tie_a_later_one_wins_with_more() -> None:
+    first, second = "Rome is old.", "Rome is old and grand."
+    stems = frozenset({"rome", "old", "grand"})
+    aligned = _align(stems, [first, second])
+    assert aligned is not None and aligned[0].text == second  # 3 shared beat 2
+    aligned = _align(frozenset({"rome", "old"}), [first, second])
+    assert aligned is not None and aligned[0].text == first  # 2 and 2: the first text
+
+
+def test_offsets_are_read_only_when_asked_for() -> None:
+    sentence = _Sentence("  Revenue didn't grow in 2023.  ")
+    assert sentence._spans is None
+    assert sentence.tokens == ["revenue", "didn't", "grow", "in", "2023"]
+    assert sentence.spans == [(0, 7), (8, 14), (15, 19), (20, 22), (23, 27)]
+    assert sentence.text[8:14] == "didn't"
+
+
+# --- against the reference ---------------------------------------------------------------------
+def _scan_align(
+    claim_stems: frozenset[str], texts: list[str]
+) -> tuple[str, list[int], float] | None:
+    """Reference: the alignment as first written, every sentence of every text intersected
+    with the claim's stems, the first with the most kept."""
+    best: _Sentence | None = None
+    best_n = 0
+    for text in texts:
+        for sentence in sentences_of(text):
+            n = len(claim_stems & sentence.stem_set)
+            if n > best_n:
+                best, best_n = sentence, n
+    if best is None or best_n < MIN_ALIGNED * len(claim_stems):
+        return None
+    hits = [i for i, s in enumerate(best.stems) if s and s in claim_stems]
+    return best.text, hits, best_n / len(claim_stems)
+
+
+def _reference_sentence(text: str) -> tuple[list[str], list[tuple[int, int]], list[str]]:
+    """Reference: tokens, offsets and stems as the sentence first computed them."""
+    text = text.strip()
+    found = [(m.group(0).lower(), m.start(), m.end()) for m in _TOKEN_RE.finditer(text)]
+    tokens = [t for t, _, _ in found]
+    return tokens, [(s, e) for _, s, e in found], [STEMS[t] for t in tokens]
+
+
+VOCABULARY = [
+    *("Paris", "paris", "capital", "capitals", "France", "grew", "growing", "not", "the"),
+    *("revenue", "Revenue", "fell", "rose", "2023", "4.2", "U.S.", "don't", "it’s", "café"),
+    *("İstanbul", "Straße", "x_y", "a", "of", ".", "!", "?", "\n", ",", ";", "Berlin"),
+]
+words_text = st.lists(st.sampled_from(VOCABULARY), max_size=30).map(" ".join)
+joined_text = st.lists(st.sampled_from(VOCABULARY), max_size=30).map("".join)
+any_text = st.one_of(words_text, joined_text, st.text(max_size=60))
+claim_stems = st.frozensets(
+    st.sampled_from(
+        [STEMS[w.lower()] for w in VOCABULARY if STEMS[w.lower()] and w.isalpha()] + ["zzz"]
+    ),
+    max_size=6,
+)
+
+
+@settings(max_examples=300)
+@given(st.lists(any_text, min_size=1, max_size=3), claim_stems)
+def test_indexed_alignment_is_the_scan_of_every_sentence(
+    texts: list[str], stems: frozenset[str]
+) -> None:
+    aligned = _align(stems, texts) if stems else None
+    expected = _scan_align(stems, texts) if stems else None
+    got = None if aligned is None else (aligned[0].text, aligned[1], aligned[2])
+    assert got == expected
+
+
+@settings(max_examples=300)
+@given(any_text)
+def test_sentence_tokens_offsets_and_stems_are_the_reference(text: str) -> None:
+    sentence = _Sentence(text)
+    tokens, spans, stems = _reference_sentence(text)
+    assert sentence.tokens == tokens
+    assert sentence.spans == spans
+    assert sentence.stems == stems
+    assert sentence.stem_set == frozenset(stems) - {""}
+
+
+@given(st.text(alphabet="aAzZ09_'’-. é", max_size=40))
+def test_the_ascii_token_pattern_on_lower_case_is_the_token_pattern(text: str) -> None:
+    if text.isascii():
+        expected = [m.group(0).lower() for m in _TOKEN_RE.finditer(text)]
+        assert _ASCII_TOKEN_RE.findall(text.lower()) == expected
+
+
+def test_the_index_is_memoised_per_text() -> None:
+    assert sentence_index(TEXT) is sentence_index(TEXT)
+    assert isinstance(sentence_index(TEXT), SentenceIndex)
+    assert sentences_of(TEXT) is sentence_index(TEXT).sentences
