@@ -125,9 +125,17 @@ def digest(events: list[bytes], pooled: bool, batch: int = 256) -> dict[str, Any
 def main(argv: list[str]) -> int:
     from agents.checking import fastcore
 
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__.strip() if __doc__ else "usage: python -m agents.bench.digest FILE...")
+        return 0 if argv else 2
     fastcore.activate()
     for path in argv:
-        events = [ln for ln in Path(path).read_bytes().splitlines() if ln.strip()]
+        try:
+            raw = Path(path).read_bytes()
+        except OSError as exc:
+            print(f"digest: cannot read {path}: {exc.strerror}", file=sys.stderr)
+            return 1
+        events = [ln for ln in raw.splitlines() if ln.strip()]
         for pooled in (False, True):
             found = digest(events, pooled)
             where = "check process" if pooled else "in process"
