@@ -78,7 +78,9 @@ def section_summaries() -> dict[str, str]:
                     for key, fn in zip(value.keys, value.values, strict=True):
                         if isinstance(key, ast.Constant) and isinstance(fn, ast.Name):
                             doc = docs.get(fn.id, "").strip()
-                            line = doc.splitlines()[0].rstrip(".") if doc else "no description"
+                            # the first sentence, across the docstring's line breaks
+                            para = " ".join(doc.split("\n\n")[0].split())
+                            line = para.split(". ")[0].rstrip(".") if para else "no description"
                             found[str(key.value)] = line.replace("%", "%%")
     return found
 
