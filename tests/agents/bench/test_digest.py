@@ -8,7 +8,15 @@ from pathlib import Path
 import pytest
 
 from agents.bench.digest import main
+from agents.checking import fastcore
 from tests.conftest import standard_mix
+
+
+@pytest.fixture(autouse=True)
+def _no_core_switch(monkeypatch: pytest.MonkeyPatch) -> None:
+    # main() picks the checking core as a command does; in this test process monitor is
+    # already imported, and activate() would only record why it stays pure (module state)
+    monkeypatch.setattr(fastcore, "activate", lambda *args, **kwargs: "pure: test")
 
 
 def test_help_and_no_arguments(capsys: pytest.CaptureFixture[str]) -> None:
