@@ -130,13 +130,21 @@ _ROW = re.compile(r"^\|\s*`(?P<stage>[a-z_.]+)`\s*\|.*\|\s*(?P<budget>[0-9.]+)\s
 
 def read_budget(doc: Path) -> dict[str, float]:
     """Stage → budget (CPU per answer as a ratio to the pass-through's) from the docs' table:
-    the rows `| `stage` | ... | budget |` after BUDGET_HEADING, up to the next heading."""
+    the rows `| `stage` | ... | budget |` of the first table after BUDGET_HEADING (later
+    tables under the heading hold measurements, not budgets: their last column must not be
+    read as one)."""
     text = doc.read_text(encoding="utf-8")
     start = text.index(BUDGET_HEADING)
     out: dict[str, float] = {}
+    in_table = False
     for line in text[start:].splitlines()[1:]:
         if line.startswith("#"):
             break
+        if not line.startswith("|"):
+            if in_table:
+                break  # the table ended
+            continue
+        in_table = True
         match = _ROW.match(line)
         if match:
             out[match["stage"]] = float(match["budget"])

@@ -38,6 +38,21 @@ def test_the_stopwatch_charges_each_stage_its_own_time_only() -> None:
     assert watch.switches == 6
 
 
+def test_the_budget_is_read_from_the_first_table_under_its_heading(tmp_path: Path) -> None:
+    from agents.bench.stages import BUDGET_HEADING
+
+    doc = tmp_path / "g.md"
+    doc.write_text(
+        f"{BUDGET_HEADING}\n\nText.\n\n| stage | what | budget |\n|---|---|---|\n"
+        "| `ipc` | pickling | 0.05 |\n| `faust` | Faust | 1.5 |\n\n"
+        "A later table of measurements under the same heading:\n\n"
+        "| | mix | RAGTruth |\n|---|---|---|\n| `faust` | 0.776 | 0.916 |\n\n## Next\n"
+        "| `ipc` | x | 9 |\n",
+        encoding="utf-8",
+    )
+    assert read_budget(doc) == {"ipc": 0.05, "faust": 1.5}
+
+
 def test_the_budget_names_what_the_section_measures() -> None:
     budget = read_budget(DOC)
     pooled = profile(_events(), judge=True, pooled=True, answers=600)
