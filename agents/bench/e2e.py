@@ -283,7 +283,7 @@ def _section(args: Any, events: list[bytes]) -> dict[str, Any]:
         events,
         throughput_events=int(os.environ.get("RAGMON_BENCH_E2E_EVENTS", "10000")),
         rss_events=int(os.environ.get("RAGMON_BENCH_RSS_EVENTS", "100000")),
-        rounds=int(os.environ.get("RAGMON_BENCH_E2E_ROUNDS", "3")),
+        rounds=int(os.environ.get("RAGMON_BENCH_E2E_ROUNDS", getattr(args, "e2e_rounds", 3))),
         check_processes=int(os.environ.get("RAGMON_BENCH_CHECK_PROCESSES", "1")),
         judge=os.environ.get("RAGMON_BENCH_E2E_JUDGE", "1") != "0",
     )

@@ -95,7 +95,13 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--events", metavar="FILE", help="JSONL events (default: generate the mix)")
     p.add_argument("--n", type=int, default=10_000, help="events to generate (default 10000)")
-    p.add_argument("--runs", type=int, default=5, help="repetitions for medians (default 5)")
+    p.add_argument(
+        "--runs",
+        type=int,
+        default=None,
+        help="repetitions for medians (default 5; the e2e section's rounds: default 3, "
+        "RAGMON_BENCH_E2E_ROUNDS wins)",
+    )
     p.add_argument("--generator", default=str(DEFAULT_GENERATOR), help="make_events.py path")
     p.add_argument(
         "--section",
@@ -198,6 +204,10 @@ def adversarial(options: CheckOptions) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    # --runs given: the e2e section's rounds too (each round is a whole backlog through the
+    # broker, so its own default is lower)
+    args.e2e_rounds = args.runs if args.runs is not None else 3
+    args.runs = args.runs if args.runs is not None else 5
     events = load_events(args)
     options = CheckOptions()
     results: dict[str, Any] = {"python": sys.version.split()[0], "core": fastcore.core_kind()}
