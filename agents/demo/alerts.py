@@ -54,12 +54,13 @@ class AlertLog:
 
 
 def alert_lines(key: str, entry: dict[str, Any] | None) -> list[str]:
-    """`  rule[app]: <figure as the alert said it> (threshold 0.1) since HH:MM:SS UTC` and the
-    link to the answers behind it."""
+    """`  rule[app]: fired HH:MM:SS UTC at <figure as the alert said it> (threshold 0.1)` and the
+    link to the answers behind it. The figure is the one the alert fired on, not the window's
+    figure now (the table above it): the two differ while an incident grows."""
     if entry is None:
         return [f"  {key}: (its log line not read yet)"]
     since = when(entry.get("since")).split(" ")[1] if entry.get("since") else "?"
     return [
-        f"  {key}: {entry.get('figures')} (threshold {entry.get('threshold')}) since {since} UTC",
+        f"  {key}: fired {since} UTC at {entry.get('figures')} (threshold {entry.get('threshold')})",
         f"    evidence: {entry.get('evidence')}",
     ]

@@ -181,8 +181,8 @@ def test_demo_rate_alerts_fire_on_drift_only_with_the_interval(tmp_path: Path) -
     assert any("hallucination_high[" in b.rsplit("alerts firing:", 1)[1] for b in drift), drift[-1]
     # each firing alert on screen with its figure, as the alert said it, and its link
     shown = re.findall(
-        r"^  hallucination_high\[([\w-]+)\]: (hallucination [\d.]+ \(95% interval [\d.]+-[\d.]+, "
-        r"\d+ judged claims; judge scale\)) \(threshold 0\.1\) since [\d:]+ UTC\n"
+        r"^  hallucination_high\[([\w-]+)\]: fired [\d:]+ UTC at (hallucination [\d.]+ "
+        r"\(95% interval [\d.]+-[\d.]+, \d+ judged claims; judge scale\)) \(threshold 0\.1\)\n"
         r"    evidence: (http://127\.0\.0\.1:\d+/evidence\?app=([\w-]+)&rule=hallucination_high"
         r"&from=[\d.]+&to=[\d.]+)$",
         proc.stdout,

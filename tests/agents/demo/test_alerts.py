@@ -57,7 +57,7 @@ def test_each_firing_alert_is_shown_with_its_figure_and_link(tmp_path: Path) -> 
     lines = render(metrics, "drift 50%", 45, log)
     at = lines.index("alerts firing: hallucination_high[search], validity_low[search]")
     assert lines[at + 1 :] == [
-        f"  hallucination_high[search]: {FIGURES} (threshold 0.1) since 08:01:00 UTC",
+        f"  hallucination_high[search]: fired 08:01:00 UTC at {FIGURES} (threshold 0.1)",
         f"    evidence: {LINK}",
         "  validity_low[search]: (its log line not read yet)",
     ]
