@@ -89,6 +89,7 @@ def measure(
     work.mkdir(parents=True, exist_ok=True)
     broker = EmbeddedBroker(log=work / "broker.log")
     bootstrap = broker.start()
+    broker_pid = broker.process.pid if broker.process is not None else None
     procs: list[subprocess.Popen[bytes]] = []
     judge_url = None
     if judge and check_processes > 0:
@@ -108,6 +109,7 @@ def measure(
             rounds,
             check_processes,
             judge_url,
+            broker_pid,
         )
     finally:
         for proc in procs:
@@ -126,6 +128,7 @@ def _measure(
     rounds: int,
     check_processes: int = 1,
     judge_url: str | None = None,
+    broker_pid: int | None = None,
 ) -> dict[str, Any]:
     out: dict[str, Any] = {"throughput_events": n, "partitions": PARTITIONS, "rounds": rounds}
     client = {"bootstrap_servers": bootstrap}
@@ -163,6 +166,7 @@ def _measure(
     pt_rates: list[float] = []
     pt_cpu: list[float] = []
     pt_busy: list[tuple[float, float]] = []
+    pt_costs: list[tuple[float, list[float]]] = []
     for r in range(rounds):
         for m in mons:
             assert m.settings is not None and m.proc is not None
@@ -178,6 +182,8 @@ def _measure(
                 _tagged_answers(tag),
                 m.proc,
                 m.busy,
+                m.costs,
+                broker_pid,
             )
             m.rates.append(rate)
             m.cpu_us.append(cpu)
@@ -192,6 +198,8 @@ def _measure(
             _tagged_values(f"pt{r}-"),
             passthrough,
             pt_busy,
+            pt_costs,
+            broker_pid,
         )
         pt_rates.append(rate)
         pt_cpu.append(cpu)
@@ -203,6 +211,7 @@ def _measure(
     # with both cores busy a worker waits for CPU, not for its own code: what a ratio means
     out["rounds_passthrough_machine_busy"] = [b for b, _ in pt_busy]
     out["rounds_passthrough_busiest_process"] = [p for _, p in pt_busy]
+    out["rounds_passthrough_broker_cpu_us_per_event"] = [b for b, _ in pt_costs]
     for m in mons:
         ratios = [a / b for a, b in zip(m.rates, pt_rates, strict=True)]
         out[f"{m.name}_events_per_s"] = statistics.median(m.rates)
@@ -212,6 +221,8 @@ def _measure(
         out[f"{m.name}_cpu_us_per_event"] = statistics.median(m.cpu_us)
         out[f"rounds_{m.name}_machine_busy"] = [b for b, _ in m.busy]
         out[f"rounds_{m.name}_busiest_process"] = [p for _, p in m.busy]
+        out[f"rounds_{m.name}_broker_cpu_us_per_event"] = [b for b, _ in m.costs]
+        out[f"rounds_{m.name}_process_cpu_us_per_event"] = [each for _, each in m.costs]
         out[f"{m.name}_check_processes"] = int(m.env["RAGMON_CHECK_PROCESSES"])
     named = {m.name: m for m in mons}
     if "monitor_pool_judge" in named:

@@ -175,21 +175,32 @@ def _backlog_rate(
     weight: Any,
     proc: subprocess.Popen[bytes],
     busy: list[tuple[float, float]] | None = None,
+    costs: list[tuple[float, list[float]]] | None = None,
+    broker_pid: int | None = None,
 ) -> tuple[float, float]:
     """How fast the running worker `proc` works through `n` fresh events written while it
     was paused, and the CPU time its processes spent per answer (µs). `busy`: gets the share
     of the machine's CPU in use (all processes, all cores) while the worker worked, and the
-    largest share of a core one of the worker's processes used (`busiest_share`)."""
+    largest share of a core one of the worker's processes used (`busiest_share`). `costs`:
+    gets the broker's CPU per answer meanwhile (`broker_pid`, 0 without one) and each of the
+    worker's processes' (µs, largest first): which process sets the pace, and what the
+    broker's share of the machine leaves the worker."""
     starts = asyncio.run(_ends(bootstrap, sink))
     with _paused(proc):
         asyncio.run(_publish(settings, source, renamed(events, n, tag), None))
         cpu = process_cpu(proc.pid)
+        broker = process_cpu(broker_pid) if broker_pid else {}
         machine = machine_cpu()
         resumed = time.monotonic()
     records = asyncio.run(_output_since(bootstrap, sink, starts, n, weight, timeout=1200))
     seconds = time.monotonic() - resumed
     after = process_cpu(proc.pid)
     cpu_us = (sum(after.values()) - sum(cpu.values())) / n * 1e6
+    if costs is not None:
+        broker_after = process_cpu(broker_pid) if broker_pid else {}
+        broker_us = (sum(broker_after.values()) - sum(broker.values())) / n * 1e6
+        each = sorted(((after[p] - cpu.get(p, 0.0)) / n * 1e6 for p in after), reverse=True)
+        costs.append((broker_us, each))
     rate = _rate([r for r in records if weight(r)], weight=weight)
     if busy is not None:
         # the readings span the reader's start and its last empty polls too: the shares are of
