@@ -8,7 +8,7 @@ a missing first name in the evidence, and the two swap checks `_entity_swap` and
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from monitor.checks.contrast_sentences import _Sentence
 from monitor.checks.evidence import index_evidence
@@ -111,3 +111,124 @@ def _role_swap(claim: str, claim_tokens: list[str], sentence: _Sentence) -> str 
             ):
                 return f"{a}/{b}"
     return None
+
+
+# --- names an uncited claim brings in (issue 24, point 4) -----------------------------------
+# A name is specific content as a figure is: a person, place or organisation that no document
+# of the event mentions was brought in from outside it ("Texas Governor" against an article on
+# Arizona's governor, "a 4.5-star rating on Google" against data that names no source).
+# Candidates: a capitalised word after white space (not the claim's first word, not after a
+# sentence or clause opener, not directly after a quote or bracket: those capitals may just
+# open a sentence), with a possessive "'s" cut; not a stopword or a month or day name (dates
+# are checked as dates), not a short abbreviation ("Rep.", "Gov.": a title); not in a heading
+# (the claim's opening up to a colon, or the whole claim, when each word of four letters or
+# more is capitalised: "Scope of Coverage:", "Spicy Rice Pilaf Recipe").
+_CANDIDATE_RE = re.compile(r"(?<![.:;!?\"“(\[–—-]\s)(?<=\s)([A-Z][a-z]+)(?:['’]s)?(?![\w'’-])(\.?)")
+# a run of capitalised words, function words between them: "Bureau of Labor Statistics"
+_RUN_RE = re.compile(r"[A-Z][\w'’-]*(?:\s+(?:(?:of|and|for|the|de|du|von|van)\s+)*[A-Z][\w'’-]*)*")
+# an acronym of the context: "BLS", "NICs", "U.S."
+_ACRONYM_RE = re.compile(r"\b[A-Z]{2,6}(?=s?\b)|\b(?:[A-Z]\.){2,6}")
+_CAPITALISED_RE = re.compile(r"\b[A-Z][a-z]{3,}")
+_LONG_WORD_RE = re.compile(r"[A-Za-z][\w'’-]{3,}")
+MAX_ABBREVIATION = 4  # "Rep.", "Gov.", "Sept.": a title or a date written short
+
+
+class ContextNames:
+    """What the context writes with capitals, for `new_names` (built once per event, on the
+    first claim that needs it): its capitalised words, lower-cased, and its acronyms."""
+
+    __slots__ = ("acronyms", "capitalised")
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        joined = "\n".join(texts)
+        self.capitalised = frozenset(w.lower() for w in _CAPITALISED_RE.findall(joined))
+        self.acronyms = frozenset(a.replace(".", "").lower() for a in _ACRONYM_RE.findall(joined))
+
+
+def _shared_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _derived(word: str, capitalised: frozenset[str]) -> bool:
+    """A form of a name the context writes ("Korean" / "Korea", "Canadian" / "Canada",
+    "Arizonans" / "Arizona"): the two share at least four letters and all of the shorter one
+    but its last."""
+    for known in capitalised:
+        shared = _shared_prefix(word, known)
+        if shared >= 4 and shared >= min(len(word), len(known)) - 1:
+            return True
+    return False
+
+
+def _spells_out(long: str, short: str) -> bool:
+    """`short`'s letters occur in `long` in order, starting with its first letter (an
+    abbreviation's letters: "ca" in "california", "bls" in "bls" initials)."""
+    if not short or not long or short[0] != long[0]:
+        return False
+    rest = iter(long)
+    return all(ch in rest for ch in short)
+
+
+def _expands(word: str, run: str, acronyms: frozenset[str]) -> bool:
+    """The word, or the run of capitalised words it stands in, is written out for an acronym
+    of the context ("California" / "CA", "Bureau of Labor Statistics" / "BLS")."""
+    initials = "".join(w[0] for w in run.split() if w[0].isupper() and w.lower() not in STOPWORDS)
+    initials = initials.lower()
+    for acronym in acronyms:
+        if _spells_out(word, acronym):
+            return True
+        if len(initials) >= 2 and (
+            _spells_out(initials, acronym) or _spells_out(acronym, initials)
+        ):
+            return True
+    return False
+
+
+def _heading(segment: str) -> bool:
+    """Every word of four letters or more of `segment` is capitalised: a title or a label."""
+    long = _LONG_WORD_RE.findall(segment)
+    return bool(long) and all(w[0].isupper() for w in long)
+
+
+def new_names(
+    claim: str,
+    known: Callable[[str], bool],
+    context: Callable[[], ContextNames],
+) -> list[str]:
+    """The names of the claim (lower-cased) that the context never mentions, in order.
+    `known(stem)`: some context text holds the stem; `context()`: the context's capitalised
+    words and acronyms (built by the caller once, when first asked)."""
+    text = claim.strip()
+    if not _CANDIDATE_RE.search(text):
+        return []
+    colon = text.find(": ")
+    if colon > 0 and _heading(text[:colon]):
+        text = text[colon + 2 :]  # a label: "Scope of Coverage: ADA covers ..."
+    if _heading(text):
+        return []
+    out: list[str] = []
+    names: ContextNames | None = None
+    for match in _CANDIDATE_RE.finditer(text):
+        word, dot = match.group(1), match.group(2)
+        low = word.lower()
+        if low in STOPWORDS or low in _CALENDAR or (dot and len(word) <= MAX_ABBREVIATION):
+            continue
+        if low in out or known(STEMS[low]):
+            continue
+        if names is None:
+            names = context()
+        if _derived(low, names.capitalised):
+            continue
+        run = next(
+            (r.group(0) for r in _RUN_RE.finditer(text) if r.start() <= match.start(1) < r.end()),
+            word,
+        )
+        if _expands(low, run, names.acronyms):
+            continue
+        out.append(low)
+    return out

@@ -23,9 +23,11 @@ reason `over_cap`) and left out of the answer's rates.
 from __future__ import annotations
 
 import re
+from dataclasses import field
 from typing import Any
 
 from monitor.checks.contrast import MIN_ALIGNED, UNCITED_POLARITY_SHARE
+from monitor.checks.contrast_names import ContextNames, new_names
 from monitor.checks.contrast_sentences import claim_core, verbatim
 from monitor.checks.data_claims import (
     Attribute,
@@ -81,6 +83,7 @@ class Context:
     records: dict[int, str]  # an object's lines by its id, filled as claims need them
     values: list[tuple[str, Any, int]]  # _stated_values (filled on first use)
     may_refuse: bool = True  # False: no sentence of the answer can be a refusal
+    capitals: list[ContextNames] = field(default_factory=list)  # _new_names (built on first use)
 
 
 def context_of(event: AnswerEvent) -> Context:
@@ -230,6 +233,22 @@ def source_references_removed(text: str) -> str:
     return text
 
 
+def _new_names(text: str, context: Context) -> list[str]:
+    """Names of the claim that no text of the context mentions (contrast_names.new_names);
+    a source reference's word ("Passage", left by source_references_removed) is no name."""
+    texts = context.texts
+
+    def known(key: str) -> bool:
+        return any(key in index_evidence(t).stems for t in texts)
+
+    def capitals() -> ContextNames:
+        if not context.capitals:
+            context.capitals.append(ContextNames(texts))
+        return context.capitals[0]
+
+    return [n for n in new_names(text, known, capitals) if not n.startswith(_SOURCE_WORDS)]
+
+
 def ground_uncited(claim: Claim, context: Context, options: CheckOptions) -> Support:
     """The verdict on an uncited claim from the event's context (`context_of`). A refusal
     ("the passages do not say") abstains; the content beside a refusal clause is what is
@@ -251,11 +270,14 @@ def ground_uncited(claim: Claim, context: Context, options: CheckOptions) -> Sup
     # the claim's terms, once: the data look-up, the choice of document and the scoring share them
     terms = claim_terms(text)
     conflicts: list[str] = []
+    names: list[str] | None = None  # names no document mentions (_new_names), read once
     if context.leaves:
         conflicts = attribute_conflicts(text, context.attributes)
         conflicts += time_conflicts(text, context.times)
         if not conflicts and _value_in_data(text, context, options, terms):
-            return Support("supported", 1.0, "high", "rules", (UNCITED, "value_in_data"))
+            names = _new_names(text, context)
+            if not names:  # "4.5 stars on Google": the data names no Google
+                return Support("supported", 1.0, "high", "rules", (UNCITED, "value_in_data"))
     best = texts[0]
     passage = _symbol_passage(text, texts) if "`" in text or "_" in text else None
     if passage is not None:
@@ -278,6 +300,11 @@ def ground_uncited(claim: Claim, context: Context, options: CheckOptions) -> Sup
     support = lexical_support(
         text, [best], claim.kind, UNCITED_POLARITY_SHARE, terms, verbatim_checked=passage is None
     )
+    if support.verdict != "not_supported" and passage is None:
+        # a name no document mentions is brought in from outside the context, as a figure is
+        if names is None:
+            names = _new_names(text, context)
+        conflicts += [f"name_missing:{n}" for n in names[:3]]
     if conflicts:  # the record says otherwise (or nothing): a changed fact, as in support.py
         score = round(support.score * CONTRADICTION_FACTOR, 4)
         return Support(
