@@ -123,12 +123,16 @@ def _role_swap(claim: str, claim_tokens: list[str], sentence: _Sentence) -> str 
 # are checked as dates), not a short abbreviation ("Rep.", "Gov.": a title); not in a heading
 # (the claim's opening up to a colon, or the whole claim, when each word of four letters or
 # more is capitalised: "Scope of Coverage:", "Spicy Rice Pilaf Recipe").
-_CANDIDATE_RE = re.compile(r"(?<![.:;!?\"“(\[–—-]\s)(?<=\s)([A-Z][a-z]+)(?:['’]s)?(?![\w'’-])(\.?)")
+# (the capital is matched first and the look-behinds read after it: ~3x faster than trying
+# them at every position of the claim)
+_CANDIDATE_RE = re.compile(
+    r"([A-Z])(?<=\s[A-Z])(?<![.:;!?\"“(\[–—-]\s[A-Z])([a-z]+)(?:['’]s)?(?![\w'’-])(\.?)"
+)
 # a run of capitalised words, function words between them: "Bureau of Labor Statistics"
 _RUN_RE = re.compile(r"[A-Z][\w'’-]*(?:\s+(?:(?:of|and|for|the|de|du|von|van)\s+)*[A-Z][\w'’-]*)*")
-# an acronym of the context: "BLS", "NICs", "U.S."
-_ACRONYM_RE = re.compile(r"\b[A-Z]{2,6}(?=s?\b)|\b(?:[A-Z]\.){2,6}")
-_CAPITALISED_RE = re.compile(r"\b[A-Z][a-z]{3,}")
+# in one pass over the context: a capitalised word ("Korea") or an acronym ("BLS", "NICs",
+# "U.S.")
+_CAPITALS_RE = re.compile(r"\b[A-Z](?:[a-z]{3,}|[A-Z]{1,5}(?=s?\b)|\.(?:[A-Z]\.){1,5})")
 _LONG_WORD_RE = re.compile(r"[A-Za-z][\w'’-]{3,}")
 MAX_ABBREVIATION = 4  # "Rep.", "Gov.", "Sept.": a title or a date written short
 
@@ -140,9 +144,16 @@ class ContextNames:
     __slots__ = ("acronyms", "capitalised")
 
     def __init__(self, texts: Sequence[str]) -> None:
-        joined = "\n".join(texts)
-        self.capitalised = frozenset(w.lower() for w in _CAPITALISED_RE.findall(joined))
-        self.acronyms = frozenset(a.replace(".", "").lower() for a in _ACRONYM_RE.findall(joined))
+        words: set[str] = set()
+        acronyms: set[str] = set()
+        for text in texts:
+            for found in _CAPITALS_RE.findall(text):
+                if found[1].islower():
+                    words.add(found.lower())
+                else:
+                    acronyms.add(found.replace(".", "").lower())
+        self.capitalised = frozenset(words)
+        self.acronyms = frozenset(acronyms)
 
 
 def _shared_prefix(a: str, b: str) -> int:
@@ -202,33 +213,36 @@ def new_names(
 ) -> list[str]:
     """The names of the claim (lower-cased) that the context never mentions, in order.
     `known(stem)`: some context text holds the stem; `context()`: the context's capitalised
-    words and acronyms (built by the caller once, when first asked)."""
+    words and acronyms (built by the caller once, when first asked). Cheap for the usual claim:
+    only a name whose stem no text holds is read further (heading, derived form, acronym)."""
     text = claim.strip()
-    if not _CANDIDATE_RE.search(text):
+    unknown: list[tuple[int, str]] = []  # (where, name)
+    for match in _CANDIDATE_RE.finditer(text):
+        word = match.group(1) + match.group(2)
+        low = word.lower()
+        if low in STOPWORDS or low in _CALENDAR:
+            continue
+        if match.group(3) and len(word) <= MAX_ABBREVIATION:
+            continue
+        if not known(STEMS[low]) and all(low != seen for _, seen in unknown):
+            unknown.append((match.start(1), low))
+    if not unknown:
         return []
     colon = text.find(": ")
-    if colon > 0 and _heading(text[:colon]):
-        text = text[colon + 2 :]  # a label: "Scope of Coverage: ADA covers ..."
-    if _heading(text):
+    if colon > 0 and _heading(text[:colon]):  # a label: "Scope of Coverage: ADA covers ..."
+        unknown = [(at, low) for at, low in unknown if at > colon]
+        if _heading(text[colon + 2 :]):
+            return []
+    elif _heading(text):  # a title: "Spicy Rice Pilaf Recipe"
         return []
     out: list[str] = []
     names: ContextNames | None = None
-    for match in _CANDIDATE_RE.finditer(text):
-        word, dot = match.group(1), match.group(2)
-        low = word.lower()
-        if low in STOPWORDS or low in _CALENDAR or (dot and len(word) <= MAX_ABBREVIATION):
-            continue
-        if low in out or known(STEMS[low]):
-            continue
+    for at, low in unknown:
         if names is None:
             names = context()
         if _derived(low, names.capitalised):
             continue
-        run = next(
-            (r.group(0) for r in _RUN_RE.finditer(text) if r.start() <= match.start(1) < r.end()),
-            word,
-        )
-        if _expands(low, run, names.acronyms):
-            continue
-        out.append(low)
+        run = next((r.group(0) for r in _RUN_RE.finditer(text) if r.start() <= at < r.end()), low)
+        if not _expands(low, run, names.acronyms):
+            out.append(low)
     return out

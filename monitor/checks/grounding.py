@@ -54,6 +54,9 @@ from monitor.text.refusal_gate import may_refuse
 from monitor.text.words import identifiers
 
 UNCITED = "uncited"
+# support.py's reason that a name is missing from the scored document: always its third, after
+# term_coverage= and phrase_overlap=
+_NAMES_MISSING = "names_missing="
 OVER_CAP = "over_cap"
 SYMBOL_LINES = 5  # lines around a code symbol an uncited claim about it is checked against
 LONG_TEXT = 4_000  # past this, a document's stem and bigram sets are built once for all claims
@@ -83,7 +86,9 @@ class Context:
     records: dict[int, str]  # an object's lines by its id, filled as claims need them
     values: list[tuple[str, Any, int]]  # _stated_values (filled on first use)
     may_refuse: bool = True  # False: no sentence of the answer can be a refusal
-    capitals: list[ContextNames] = field(default_factory=list)  # _new_names (built on first use)
+    # for _new_names, built on first use: the texts' content stems, their capitals
+    stems: list[frozenset[str]] = field(default_factory=list)
+    capitals: list[ContextNames] = field(default_factory=list)
 
 
 def context_of(event: AnswerEvent) -> Context:
@@ -237,16 +242,17 @@ def _new_names(text: str, context: Context) -> list[str]:
     """Names of the claim that no text of the context mentions (contrast_names.new_names);
     a source reference's word ("Passage", left by source_references_removed) is no name."""
     texts = context.texts
-
-    def known(key: str) -> bool:
-        return any(key in index_evidence(t).stems for t in texts)
+    if not context.stems:  # every text's content stems, once per event
+        sets = [index_evidence(t).stems for t in texts]
+        context.stems.append(sets[0] if len(sets) == 1 else frozenset().union(*sets))
 
     def capitals() -> ContextNames:
         if not context.capitals:
             context.capitals.append(ContextNames(texts))
         return context.capitals[0]
 
-    return [n for n in new_names(text, known, capitals) if not n.startswith(_SOURCE_WORDS)]
+    found = new_names(text, context.stems[0].__contains__, capitals)
+    return [n for n in found if not n.startswith(_SOURCE_WORDS)] if found else found
 
 
 def ground_uncited(claim: Claim, context: Context, options: CheckOptions) -> Support:
@@ -300,8 +306,16 @@ def ground_uncited(claim: Claim, context: Context, options: CheckOptions) -> Sup
     support = lexical_support(
         text, [best], claim.kind, UNCITED_POLARITY_SHARE, terms, verbatim_checked=passage is None
     )
-    if support.verdict != "not_supported" and passage is None:
+    if (
+        support.verdict != "not_supported"
+        and passage is None
+        and (
+            names is not None
+            or (len(support.reasons) > 2 and support.reasons[2].startswith(_NAMES_MISSING))
+        )
+    ):
         # a name no document mentions is brought in from outside the context, as a figure is
+        # (read only when a name is missing from the best document: lexical_support says so)
         if names is None:
             names = _new_names(text, context)
         conflicts += [f"name_missing:{n}" for n in names[:3]]
