@@ -130,30 +130,12 @@ _CANDIDATE_RE = re.compile(
 )
 # a run of capitalised words, function words between them: "Bureau of Labor Statistics"
 _RUN_RE = re.compile(r"[A-Z][\w'’-]*(?:\s+(?:(?:of|and|for|the|de|du|von|van)\s+)*[A-Z][\w'’-]*)*")
-# in one pass over the context: a capitalised word ("Korea") or an acronym ("BLS", "NICs",
-# "U.S.")
-_CAPITALS_RE = re.compile(r"\b[A-Z](?:[a-z]{3,}|[A-Z]{1,5}(?=s?\b)|\.(?:[A-Z]\.){1,5})")
 _LONG_WORD_RE = re.compile(r"[A-Za-z][\w'’-]{3,}")
 MAX_ABBREVIATION = 4  # "Rep.", "Gov.", "Sept.": a title or a date written short
 
 
-class ContextNames:
-    """What the context writes with capitals, for `new_names` (built once per event, on the
-    first claim that needs it): its capitalised words, lower-cased, and its acronyms."""
-
-    __slots__ = ("acronyms", "capitalised")
-
-    def __init__(self, texts: Sequence[str]) -> None:
-        words: set[str] = set()
-        acronyms: set[str] = set()
-        for text in texts:
-            for found in _CAPITALS_RE.findall(text):
-                if found[1].islower():
-                    words.add(found.lower())
-                else:
-                    acronyms.add(found.replace(".", "").lower())
-        self.capitalised = frozenset(words)
-        self.acronyms = frozenset(acronyms)
+def _word_start(text: str, at: int) -> bool:
+    return at == 0 or not text[at - 1].isalnum()
 
 
 def _shared_prefix(a: str, b: str) -> int:
@@ -165,15 +147,32 @@ def _shared_prefix(a: str, b: str) -> int:
     return n
 
 
-def _derived(word: str, capitalised: frozenset[str]) -> bool:
+def _derived(word: str, texts: Sequence[str]) -> bool:
     """A form of a name the context writes ("Korean" / "Korea", "Canadian" / "Canada",
-    "Arizonans" / "Arizona"): the two share at least four letters and all of the shorter one
-    but its last."""
-    for known in capitalised:
-        shared = _shared_prefix(word, known)
-        if shared >= 4 and shared >= min(len(word), len(known)) - 1:
-            return True
+    "Arizonans" / "Arizona"): a capitalised word of the context that shares at least four
+    letters with it and all of the shorter one but its last. (A pattern that opens with its
+    literal letters is searched for at C speed: no scan of the context's every word.)"""
+    if len(word) < 4:
+        return False
+    pattern = re.compile(re.escape(word[:4].capitalize()) + "[a-z]*")
+    for text in texts:
+        for match in pattern.finditer(text):
+            known = match.group(0).lower()
+            shared = _shared_prefix(word, known)
+            if shared >= min(len(word), len(known)) - 1 and _word_start(text, match.start()):
+                return True
     return False
+
+
+def _acronyms(letter: str, texts: Sequence[str]) -> set[str]:
+    """The context's acronyms that start with `letter`, lower-cased: "BLS", "NICs", "U.S."."""
+    pattern = re.compile(letter.upper() + r"(?:[A-Z]{1,5}(?=s?\b)|\.(?:[A-Z]\.){1,5})")
+    return {
+        match.group(0).replace(".", "").lower()
+        for text in texts
+        for match in pattern.finditer(text)
+        if _word_start(text, match.start())
+    }
 
 
 def _spells_out(long: str, short: str) -> bool:
@@ -185,19 +184,18 @@ def _spells_out(long: str, short: str) -> bool:
     return all(ch in rest for ch in short)
 
 
-def _expands(word: str, run: str, acronyms: frozenset[str]) -> bool:
+def _expands(word: str, run: str, texts: Sequence[str]) -> bool:
     """The word, or the run of capitalised words it stands in, is written out for an acronym
     of the context ("California" / "CA", "Bureau of Labor Statistics" / "BLS")."""
+    if any(_spells_out(word, a) for a in _acronyms(word[0], texts)):
+        return True
     initials = "".join(w[0] for w in run.split() if w[0].isupper() and w.lower() not in STOPWORDS)
     initials = initials.lower()
-    for acronym in acronyms:
-        if _spells_out(word, acronym):
-            return True
-        if len(initials) >= 2 and (
-            _spells_out(initials, acronym) or _spells_out(acronym, initials)
-        ):
-            return True
-    return False
+    if len(initials) < 2:
+        return False
+    return any(
+        _spells_out(initials, a) or _spells_out(a, initials) for a in _acronyms(initials[0], texts)
+    )
 
 
 def _heading(segment: str) -> bool:
@@ -206,15 +204,11 @@ def _heading(segment: str) -> bool:
     return bool(long) and all(w[0].isupper() for w in long)
 
 
-def new_names(
-    claim: str,
-    known: Callable[[str], bool],
-    context: Callable[[], ContextNames],
-) -> list[str]:
+def new_names(claim: str, known: Callable[[str], bool], texts: Sequence[str]) -> list[str]:
     """The names of the claim (lower-cased) that the context never mentions, in order.
-    `known(stem)`: some context text holds the stem; `context()`: the context's capitalised
-    words and acronyms (built by the caller once, when first asked). Cheap for the usual claim:
-    only a name whose stem no text holds is read further (heading, derived form, acronym)."""
+    `known(stem)`: some text of the context holds the stem; `texts`: the context's texts.
+    Cheap for the usual claim: only a name whose stem no text holds is read further
+    (heading, derived form, acronym)."""
     text = claim.strip()
     unknown: list[tuple[int, str]] = []  # (where, name)
     for match in _CANDIDATE_RE.finditer(text):
@@ -236,13 +230,10 @@ def new_names(
     elif _heading(text):  # a title: "Spicy Rice Pilaf Recipe"
         return []
     out: list[str] = []
-    names: ContextNames | None = None
     for at, low in unknown:
-        if names is None:
-            names = context()
-        if _derived(low, names.capitalised):
+        if _derived(low, texts):
             continue
         run = next((r.group(0) for r in _RUN_RE.finditer(text) if r.start() <= at < r.end()), low)
-        if not _expands(low, run, names.acronyms):
+        if not _expands(low, run, texts):
             out.append(low)
     return out

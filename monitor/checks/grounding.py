@@ -27,7 +27,7 @@ from dataclasses import field
 from typing import Any
 
 from monitor.checks.contrast import MIN_ALIGNED, UNCITED_POLARITY_SHARE
-from monitor.checks.contrast_names import ContextNames, new_names
+from monitor.checks.contrast_names import new_names
 from monitor.checks.contrast_sentences import claim_core, verbatim
 from monitor.checks.data_claims import (
     Attribute,
@@ -86,9 +86,8 @@ class Context:
     records: dict[int, str]  # an object's lines by its id, filled as claims need them
     values: list[tuple[str, Any, int]]  # _stated_values (filled on first use)
     may_refuse: bool = True  # False: no sentence of the answer can be a refusal
-    # for _new_names, built on first use: the texts' content stems, their capitals
+    # for _new_names, built on first use: the content stems of all the texts
     stems: list[frozenset[str]] = field(default_factory=list)
-    capitals: list[ContextNames] = field(default_factory=list)
 
 
 def context_of(event: AnswerEvent) -> Context:
@@ -245,13 +244,7 @@ def _new_names(text: str, context: Context) -> list[str]:
     if not context.stems:  # every text's content stems, once per event
         sets = [index_evidence(t).stems for t in texts]
         context.stems.append(sets[0] if len(sets) == 1 else frozenset().union(*sets))
-
-    def capitals() -> ContextNames:
-        if not context.capitals:
-            context.capitals.append(ContextNames(texts))
-        return context.capitals[0]
-
-    found = new_names(text, context.stems[0].__contains__, capitals)
+    found = new_names(text, context.stems[0].__contains__, texts)
     return [n for n in found if not n.startswith(_SOURCE_WORDS)] if found else found
 
 
