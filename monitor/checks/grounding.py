@@ -219,6 +219,21 @@ _SOURCE_WORDS = (
     "referen",
     "paragraph",
 )
+# the words of a source reference, which a claim may keep capitalised ("(Passage )")
+_SOURCE_NAMES = frozenset(
+    [
+        "passage",
+        "document",
+        "doc",
+        "source",
+        "excerpt",
+        "snippet",
+        "article",
+        "result",
+        "reference",
+        "paragraph",
+    ]
+)
 _ITEM_WORDS = ("step", "item", "point", "tip", "option", "method", "way", "reason")
 _ITEM_RE = re.compile(
     r"^\W*(?:step|item|point|tip|option|method|way|reason)\s+\d{1,3}\s*[:.)-]\s*", re.I
@@ -245,7 +260,7 @@ def _new_names(text: str, context: Context) -> list[str]:
         sets = [index_evidence(t).stems for t in texts]
         context.stems.append(sets[0] if len(sets) == 1 else frozenset().union(*sets))
     found = new_names(text, context.stems[0].__contains__, texts)
-    return [n for n in found if not n.startswith(_SOURCE_WORDS)] if found else found
+    return [n for n in found if n.rstrip("s") not in _SOURCE_NAMES] if found else found
 
 
 def ground_uncited(claim: Claim, context: Context, options: CheckOptions) -> Support:
