@@ -9,7 +9,9 @@ boundaries), or stating a value of the data under its key with the rest of what 
 that value's record, is supported by rule; a claim naming
 a code symbol is checked against the lines around it; otherwise the lexical tier scores it against the document that
 shares most of its content words (the one it would have cited), contrast checks included (a
-claim that flips a document's statement is not supported by it). Every such verdict carries the reason `uncited`, so coverage and grounding stay
+claim that flips a document's statement is not supported by it; a claim naming a person, place
+or organisation that no text of the event mentions is not supported, `name_missing:<name>`,
+contrast_names.new_names). Every such verdict carries the reason `uncited`, so coverage and grounding stay
 apart in verdicts and metrics; only a `not_supported` one is a hallucination.
 
 Answers that never cite (many RAG systems emit no inline markers) are then measured on their
