@@ -9,7 +9,9 @@ boundaries), or stating a value of the data under its key with the rest of what 
 that value's record, is supported by rule; a claim naming
 a code symbol is checked against the lines around it; otherwise the lexical tier scores it against the document that
 shares most of its content words (the one it would have cited), contrast checks included (a
-claim that flips a document's statement is not supported by it). Every such verdict carries the reason `uncited`, so coverage and grounding stay
+claim that flips a document's statement is not supported by it; a claim naming a person, place
+or organisation that no text of the event mentions is not supported, `name_missing:<name>`,
+contrast_names.new_names). Every such verdict carries the reason `uncited`, so coverage and grounding stay
 apart in verdicts and metrics; only a `not_supported` one is a hallucination.
 
 Answers that never cite (many RAG systems emit no inline markers) are then measured on their
@@ -23,9 +25,11 @@ reason `over_cap`) and left out of the answer's rates.
 from __future__ import annotations
 
 import re
+from dataclasses import field
 from typing import Any
 
 from monitor.checks.contrast import MIN_ALIGNED, UNCITED_POLARITY_SHARE
+from monitor.checks.contrast_names import new_names
 from monitor.checks.contrast_sentences import claim_core, verbatim
 from monitor.checks.data_claims import (
     Attribute,
@@ -52,6 +56,9 @@ from monitor.text.refusal_gate import may_refuse
 from monitor.text.words import identifiers
 
 UNCITED = "uncited"
+# support.py's reason that a name is missing from the scored document: always its third, after
+# term_coverage= and phrase_overlap=
+_NAMES_MISSING = "names_missing="
 OVER_CAP = "over_cap"
 SYMBOL_LINES = 5  # lines around a code symbol an uncited claim about it is checked against
 LONG_TEXT = 4_000  # past this, a document's stem and bigram sets are built once for all claims
@@ -81,6 +88,8 @@ class Context:
     records: dict[int, str]  # an object's lines by its id, filled as claims need them
     values: list[tuple[str, Any, int]]  # _stated_values (filled on first use)
     may_refuse: bool = True  # False: no sentence of the answer can be a refusal
+    # for _new_names, built on first use: the content stems of all the texts
+    stems: list[frozenset[str]] = field(default_factory=list)
 
 
 def context_of(event: AnswerEvent) -> Context:
@@ -212,6 +221,21 @@ _SOURCE_WORDS = (
     "referen",
     "paragraph",
 )
+# the words of a source reference, which a claim may keep capitalised ("(Passage )")
+_SOURCE_NAMES = frozenset(
+    [
+        "passage",
+        "document",
+        "doc",
+        "source",
+        "excerpt",
+        "snippet",
+        "article",
+        "result",
+        "reference",
+        "paragraph",
+    ]
+)
 _ITEM_WORDS = ("step", "item", "point", "tip", "option", "method", "way", "reason")
 _ITEM_RE = re.compile(
     r"^\W*(?:step|item|point|tip|option|method|way|reason)\s+\d{1,3}\s*[:.)-]\s*", re.I
@@ -228,6 +252,17 @@ def source_references_removed(text: str) -> str:
     if any(word in low for word in _SOURCE_WORDS):
         text = _SOURCE_NUMBER_RE.sub(r"\1", text)
     return text
+
+
+def _new_names(text: str, context: Context) -> list[str]:
+    """Names of the claim that no text of the context mentions (contrast_names.new_names);
+    a source reference's word ("Passage", left by source_references_removed) is no name."""
+    texts = context.texts
+    if not context.stems:  # every text's content stems, once per event
+        sets = [index_evidence(t).stems for t in texts]
+        context.stems.append(sets[0] if len(sets) == 1 else frozenset().union(*sets))
+    found = new_names(text, context.stems[0].__contains__, texts)
+    return [n for n in found if n.rstrip("s") not in _SOURCE_NAMES] if found else found
 
 
 def ground_uncited(claim: Claim, context: Context, options: CheckOptions) -> Support:
@@ -251,11 +286,14 @@ def ground_uncited(claim: Claim, context: Context, options: CheckOptions) -> Sup
     # the claim's terms, once: the data look-up, the choice of document and the scoring share them
     terms = claim_terms(text)
     conflicts: list[str] = []
+    names: list[str] | None = None  # names no document mentions (_new_names), read once
     if context.leaves:
         conflicts = attribute_conflicts(text, context.attributes)
         conflicts += time_conflicts(text, context.times)
         if not conflicts and _value_in_data(text, context, options, terms):
-            return Support("supported", 1.0, "high", "rules", (UNCITED, "value_in_data"))
+            names = _new_names(text, context)
+            if not names:  # "4.5 stars on Google": the data names no Google
+                return Support("supported", 1.0, "high", "rules", (UNCITED, "value_in_data"))
     best = texts[0]
     passage = _symbol_passage(text, texts) if "`" in text or "_" in text else None
     if passage is not None:
@@ -278,6 +316,19 @@ def ground_uncited(claim: Claim, context: Context, options: CheckOptions) -> Sup
     support = lexical_support(
         text, [best], claim.kind, UNCITED_POLARITY_SHARE, terms, verbatim_checked=passage is None
     )
+    if (
+        support.verdict != "not_supported"
+        and passage is None
+        and (
+            names is not None
+            or (len(support.reasons) > 2 and support.reasons[2].startswith(_NAMES_MISSING))
+        )
+    ):
+        # a name no document mentions is brought in from outside the context, as a figure is
+        # (read only when a name is missing from the best document: lexical_support says so)
+        if names is None:
+            names = _new_names(text, context)
+        conflicts += [f"name_missing:{n}" for n in names[:3]]
     if conflicts:  # the record says otherwise (or nothing): a changed fact, as in support.py
         score = round(support.score * CONTRADICTION_FACTOR, 4)
         return Support(
