@@ -181,3 +181,61 @@ def test_a_cited_claim_is_judged_by_its_citation_as_before() -> None:
     # the name rule is the grounding's: a cited claim keeps the names penalty of the lexical tier
     support = lexical_support("Texas governor Doug Ducey signed the bill.", [ARTICLE], "unknown")
     assert not any(r.startswith("name_missing") for r in support.reasons)
+
+
+# --- the swap checks read the same name positions -------------------------------------------
+# A word that may just open a sentence (the first word, a word after a colon, a bracket or a
+# quote) is capitalised for that reason alone: it is no name of a swap, unless the first word
+# stands where the aligned sentence's first word stands ("Berlin is ..." / "Paris is ...").
+
+
+def swap_of(claim: str, evidence: str) -> list[str]:
+    support = lexical_support(claim, [evidence], "unknown")
+    return [r for r in support.reasons if r.startswith("entity_swap")]
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        # an imperative and an adverb open their sentences: different words in different places
+        (
+            "Whisk the eggs into the warm milk slowly",
+            "Gradually beat the eggs into the warm milk slowly.",
+        ),
+        # an introductory word set off by a comma is not the subject
+        (
+            "Lastly, the committee publishes its report in spring",
+            "Usually the committee publishes its report in spring.",
+        ),
+        # a label before a colon, and the word after the colon opens the clause
+        (
+            "Background: Voters approved the budget in March",
+            "Members approved the budget in March.",
+        ),
+        # a word after an opening bracket
+        ("Walking lowers blood pressure (Study 2)", "Walking lowers blood pressure, Smith found."),
+    ],
+)
+def test_a_word_that_may_open_a_sentence_is_no_swapped_name(claim: str, evidence: str) -> None:
+    assert swap_of(claim, evidence) == []
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "swapped"),
+    [
+        # the first word in the aligned sentence's first word's place, before the same word
+        (
+            "Oslo hosts the winter festival every year",
+            "Bergen hosts the winter festival every year.",
+            "oslo",
+        ),
+        # a name after white space inside the sentence keeps being read, a colon before the clause
+        (
+            "Budget: The council met Jones in March",
+            "Budget: The council met Smith in March.",
+            "jones",
+        ),
+    ],
+)
+def test_a_name_in_its_place_is_still_a_swap(claim: str, evidence: str, swapped: str) -> None:
+    assert swap_of(claim, evidence) == [f"entity_swap:{swapped}"]
