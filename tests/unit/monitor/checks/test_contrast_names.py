@@ -12,11 +12,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from monitor.check import check_event
-from monitor.checks.contrast_names import new_names
+from monitor.checks.contrast_names import _names, new_names
 from monitor.checks.evidence import index_evidence
 from monitor.checks.support import lexical_support
 from monitor.config.options import CheckOptions
 from monitor.records.models import AnswerEvent, Document
+from monitor.text.words import STOPWORDS
 
 
 def names_in(claim: str, *texts: str) -> list[str]:
@@ -239,3 +240,28 @@ def test_a_word_that_may_open_a_sentence_is_no_swapped_name(claim: str, evidence
 )
 def test_a_name_in_its_place_is_still_a_swap(claim: str, evidence: str, swapped: str) -> None:
     assert swap_of(claim, evidence) == [f"entity_swap:{swapped}"]
+
+
+OPENERS = [".", ":", ";", "!", "?", "(", '"', "“", "[", "–", "—", "-"]
+SEPARATORS = [" ", *(f" {o} " for o in OPENERS), *(f"{o} " for o in OPENERS)]
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["Bergen", "Trondheim", "Finally", "Another", "Both", "met", "the"]),
+            st.sampled_from(SEPARATORS),
+        ),
+        max_size=10,
+    )
+)
+def test_the_swap_checks_and_new_names_read_the_same_name_positions(
+    parts: list[tuple[str, str]],
+) -> None:
+    # a capitalised word after white space that follows a word is a name of both rules (of
+    # new_names: when no text holds it and it is no stopword); after an opener, of neither.
+    # (the claim opens and ends with a lower-case word: no heading, no first word to read)
+    text = "visitors" + "".join(sep + word for word, sep in parts) + " visited"
+    expected = {w.lower() for w, sep in parts if w[0].isupper() and sep == " "}
+    assert _names(text) == expected
+    assert set(new_names(text, lambda _: False, [])) == expected - STOPWORDS

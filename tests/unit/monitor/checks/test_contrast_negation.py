@@ -86,3 +86,25 @@ def test_what_a_contrastive_negation_affirms_is_not_negated(claim: str, evidence
 )
 def test_what_a_contrastive_negation_denies_is_negated(claim: str, evidence: str) -> None:
     assert negation_flip(claim, evidence)
+
+
+CLAIM_WORDS = ["harbour", "ferries", "carry", "timber", "northern", "islands", "weekly"]
+OTHER_WORDS = ["railway", "lorries", "haul", "marble", "southern", "quarries", "daily"]
+
+
+@settings(max_examples=200)
+@given(
+    st.lists(st.sampled_from(CLAIM_WORDS), min_size=3, max_size=6, unique=True),
+    st.lists(st.sampled_from(OTHER_WORDS), min_size=1, max_size=4, unique=True),
+    st.sampled_from(["did not", "never", "no longer"]),
+    st.sampled_from([" but ", ", but ", "; instead ", " but rather "]),
+)
+def test_the_denied_clause_is_negated_and_the_affirmed_one_not(
+    claim_words: list[str], others: list[str], cue: str, contrast: str
+) -> None:
+    # the evidence denies X and affirms Y: a claim of Y's words agrees with it, one of X's not
+    claim = "The " + " ".join(claim_words)
+    affirmed = f"They {cue} {' '.join(others)}{contrast}{' '.join(claim_words)}."
+    denied = f"They {cue} {' '.join(claim_words)}{contrast}{' '.join(others)}."
+    assert not negation_flip(claim, affirmed)
+    assert negation_flip(claim, denied)
