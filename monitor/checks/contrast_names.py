@@ -14,8 +14,14 @@ from monitor.checks.contrast_sentences import _Sentence
 from monitor.checks.evidence import index_evidence
 from monitor.text.words import STEMS, STOPWORDS, wordset
 
-# a capitalised word after the first (the first may just open the sentence)
-_NAME_RE = re.compile(r"(?<=[\s(\"“'])([A-Z][a-z]+(?:[-'][A-Za-z]+)*)")
+# Where a capital marks a name: after white space that follows no sentence or clause opener.
+# A word that may just open a sentence is capitalised for that reason alone: the text's first
+# word, a word after `.:;!?`, a dash, an opening quote or bracket ("Summary: Both ...",
+# "(Table 2)"). One definition for the swap checks and `new_names`; written as look-behinds
+# that follow the capital they test (matched first: ~3x faster than trying them everywhere)
+_NAME_POSITION = r"(?<=\s[A-Z])(?<![.:;!?\"“(\[–—-]\s[A-Z])"
+# a capitalised word in a name position (the first word is `initial_name`'s)
+_NAME_RE = re.compile(r"([A-Z])" + _NAME_POSITION + r"([a-z]+(?:[-'][A-Za-z]+)*)")
 
 
 _CALENDAR = wordset(
@@ -25,15 +31,17 @@ _CALENDAR = wordset(
 
 
 def _names(text: str) -> set[str]:
-    """Capitalised words after the first; month and day names are dates, not entities."""
-    return {m.group(1).lower() for m in _NAME_RE.finditer(text)} - _CALENDAR
+    """Capitalised words in a name position; month and day names are dates, not entities."""
+    return {m.group(0).lower() for m in _NAME_RE.finditer(text)} - _CALENDAR
 
 
 def initial_name(text: str) -> str | None:
     """The first word, lower-cased, when it may be a name: capitalised letters, not a function
-    word ("Paris is ...", not "The ..."); the other names are the capitalised words after it."""
+    word ("Paris is ...", not "The ..."), not set off by a comma or a colon (an introductory
+    word, "Finally, ...", or a label, "Composition: ..."; not the sentence's subject); the
+    other names are the capitalised words in a name position after it."""
     head = text.lstrip(" \t\"“'(*_").split(None, 1)
-    if not head:
+    if not head or head[0].rstrip("\"”')*_").endswith((",", ":")):
         return None
     word = head[0].rstrip(".,;:!?\"”')*_")
     if len(word) < 2 or not word.isalpha() or not word[0].isupper():
@@ -76,11 +84,23 @@ def _entity_swap(
     rival_first = initial_name(sentence.text)
     if inner and any(n not in mine for n in _all_names(sentence.text)):
         return inner[0]
-    # a sentence-initial word is often no name ("Additionally", "Key"): it is a swapped entity
-    # only against the aligned sentence's own first word ("Berlin is ..." / "Paris is ...")
-    if initial is not None and rival_first is not None and rival_first not in mine:
+    # the first word may just open the sentence ("Additionally", "Follow this by ..."): its
+    # capital says nothing, its place does. It is a swapped entity only for the aligned
+    # sentence's own first word in the same place, before the same word ("Berlin is ..." /
+    # "Paris is ..."; not "Adjust the angle ..." / "Hold club at ...")
+    if (
+        initial is not None
+        and rival_first is not None
+        and rival_first not in mine
+        and _same_place(claim_tokens, initial, sentence.tokens, rival_first)
+    ):
         return initial
     return None
+
+
+def _same_place(mine: list[str], first: str, theirs: list[str], rival: str) -> bool:
+    """Both texts open with their first word and go on with the same word."""
+    return len(theirs) > 1 and theirs[0] == rival and mine[:2] == [first, theirs[1]]
 
 
 def _role_swap(claim: str, claim_tokens: list[str], sentence: _Sentence) -> str | None:
@@ -89,7 +109,7 @@ def _role_swap(claim: str, claim_tokens: list[str], sentence: _Sentence) -> str 
     roles swapped. The words between must be the same and hold a content word, so a passive
     ("was acquired by") or a list ("Smith and Jones") is no swap; a symmetric relation
     ("France borders Spain") is read as one (docs/contrast.md)."""
-    names = [m.group(1).lower() for m in _NAME_RE.finditer(claim)]
+    names = [m.group(0).lower() for m in _NAME_RE.finditer(claim)]
     first = initial_name(claim.strip())
     if first is not None:
         names.insert(0, first)
@@ -117,17 +137,12 @@ def _role_swap(claim: str, claim_tokens: list[str], sentence: _Sentence) -> str 
 # A name is specific content as a figure is: a person, place or organisation that no document
 # of the event mentions was brought in from outside it ("Texas Governor" against an article on
 # Arizona's governor, "a 4.5-star rating on Google" against data that names no source).
-# Candidates: a capitalised word after white space (not the claim's first word, not after a
-# sentence or clause opener, not directly after a quote or bracket: those capitals may just
+# Candidates: a capitalised word in a name position (_NAME_POSITION: not a word that may just
 # open a sentence), with a possessive "'s" cut; not a stopword or a month or day name (dates
 # are checked as dates), not a short abbreviation ("Rep.", "Gov.": a title); not in a heading
 # (the claim's opening up to a colon, or the whole claim, when each word of four letters or
 # more is capitalised: "Scope of Coverage:", "Spicy Rice Pilaf Recipe").
-# (the capital is matched first and the look-behinds read after it: ~3x faster than trying
-# them at every position of the claim)
-_CANDIDATE_RE = re.compile(
-    r"([A-Z])(?<=\s[A-Z])(?<![.:;!?\"“(\[–—-]\s[A-Z])([a-z]+)(?:['’]s)?(?![\w'’-])(\.?)"
-)
+_CANDIDATE_RE = re.compile(r"([A-Z])" + _NAME_POSITION + r"([a-z]+)(?:['’]s)?(?![\w'’-])(\.?)")
 # a run of capitalised words, function words between them: "Bureau of Labor Statistics"
 _RUN_RE = re.compile(r"[A-Z][\w'’-]*(?:\s+(?:(?:of|and|for|the|de|du|von|van)\s+)*[A-Z][\w'’-]*)*")
 _LONG_WORD_RE = re.compile(r"[A-Za-z][\w'’-]{3,}")

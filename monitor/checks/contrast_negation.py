@@ -87,7 +87,36 @@ def _negated_region(sentence: _Sentence, hits: list[int]) -> bool:
     # the cue may follow the last shared word's auxiliary: "X was not" ... keep one word more
     if hits[-1] + 1 < len(sentence.spans):
         end = sentence.spans[hits[-1] + 1][1]
-    return negated(sentence.text, start, end)
+    if not negated(sentence.text, start, end):
+        return False
+    return _negates_shared(sentence, hits, start, end)
+
+
+# "not X but Y", "no longer X; instead Y": a contrastive negation denies X and affirms Y. The
+# cue's scope ends at the contrasting word; "nothing but Y" (only Y) denies nothing of Y
+_CONTRAST = re.compile(r"\b(?:but|instead|rather)\b", re.I)
+
+
+def _negates_shared(sentence: _Sentence, hits: list[int], start: int, end: int) -> bool:
+    """The negated stretch `start:end` (`negated` holds) read clause by clause, cut where a
+    contrasting word closes a cue's scope. A clause so closed negates the claim when a shared
+    word follows its cue inside it and is not affirmed again after it ("did not cut jobs but
+    froze hiring" negates "cut jobs", not "froze hiring"; "did not sail at noon but at dawn"
+    negates "sail at noon", not "sail at dawn"); the last clause is read as before."""
+    text = sentence.text
+    cut = start
+    for contrast in _CONTRAST.finditer(text, start, end):
+        clause_end = contrast.start()
+        cue = NEGATION_RE.search(text, cut, clause_end)
+        if cue is not None and negated(text, cut, clause_end):
+            denied = {
+                sentence.stems[i] for i in hits if cue.end() <= sentence.spans[i][0] < clause_end
+            }
+            denied -= {sentence.stems[i] for i in hits if sentence.spans[i][0] >= clause_end}
+            if denied:
+                return True  # "did not cut jobs but ..." against "cut jobs"
+        cut = contrast.end()
+    return cut == start or negated(text, cut, end)
 
 
 def _content_stems(tokens: list[str], claim_negated: bool) -> set[str]:

@@ -12,11 +12,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from monitor.check import check_event
-from monitor.checks.contrast_names import new_names
+from monitor.checks.contrast_names import _names, new_names
 from monitor.checks.evidence import index_evidence
 from monitor.checks.support import lexical_support
 from monitor.config.options import CheckOptions
 from monitor.records.models import AnswerEvent, Document
+from monitor.text.words import STOPWORDS
 
 
 def names_in(claim: str, *texts: str) -> list[str]:
@@ -181,3 +182,86 @@ def test_a_cited_claim_is_judged_by_its_citation_as_before() -> None:
     # the name rule is the grounding's: a cited claim keeps the names penalty of the lexical tier
     support = lexical_support("Texas governor Doug Ducey signed the bill.", [ARTICLE], "unknown")
     assert not any(r.startswith("name_missing") for r in support.reasons)
+
+
+# --- the swap checks read the same name positions -------------------------------------------
+# A word that may just open a sentence (the first word, a word after a colon, a bracket or a
+# quote) is capitalised for that reason alone: it is no name of a swap, unless the first word
+# stands where the aligned sentence's first word stands ("Berlin is ..." / "Paris is ...").
+
+
+def swap_of(claim: str, evidence: str) -> list[str]:
+    support = lexical_support(claim, [evidence], "unknown")
+    return [r for r in support.reasons if r.startswith("entity_swap")]
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        # an imperative and an adverb open their sentences: different words in different places
+        (
+            "Whisk the eggs into the warm milk slowly",
+            "Gradually beat the eggs into the warm milk slowly.",
+        ),
+        # an introductory word set off by a comma is not the subject
+        (
+            "Lastly, the committee publishes its report in spring",
+            "Usually the committee publishes its report in spring.",
+        ),
+        # a label before a colon, and the word after the colon opens the clause
+        (
+            "Background: Voters approved the budget in March",
+            "Members approved the budget in March.",
+        ),
+        # a word after an opening bracket
+        ("Walking lowers blood pressure (Study 2)", "Walking lowers blood pressure, Smith found."),
+    ],
+)
+def test_a_word_that_may_open_a_sentence_is_no_swapped_name(claim: str, evidence: str) -> None:
+    assert swap_of(claim, evidence) == []
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "swapped"),
+    [
+        # the first word in the aligned sentence's first word's place, before the same word
+        (
+            "Oslo hosts the winter festival every year",
+            "Bergen hosts the winter festival every year.",
+            "oslo",
+        ),
+        # a name after white space inside the sentence keeps being read, a colon before the clause
+        (
+            "Budget: The council met Jones in March",
+            "Budget: The council met Smith in March.",
+            "jones",
+        ),
+    ],
+)
+def test_a_name_in_its_place_is_still_a_swap(claim: str, evidence: str, swapped: str) -> None:
+    assert swap_of(claim, evidence) == [f"entity_swap:{swapped}"]
+
+
+OPENERS = [".", ":", ";", "!", "?", "(", '"', "“", "[", "–", "—", "-"]
+SEPARATORS = [" ", *(f" {o} " for o in OPENERS), *(f"{o} " for o in OPENERS)]
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["Bergen", "Trondheim", "Finally", "Another", "Both", "met", "the"]),
+            st.sampled_from(SEPARATORS),
+        ),
+        max_size=10,
+    )
+)
+def test_the_swap_checks_and_new_names_read_the_same_name_positions(
+    parts: list[tuple[str, str]],
+) -> None:
+    # a capitalised word after white space that follows a word is a name of both rules (of
+    # new_names: when no text holds it and it is no stopword); after an opener, of neither.
+    # (the claim opens and ends with a lower-case word: no heading, no first word to read)
+    text = "visitors" + "".join(sep + word for word, sep in parts) + " visited"
+    expected = {w.lower() for w, sep in parts if w[0].isupper() and sep == " "}
+    assert _names(text) == expected
+    assert set(new_names(text, lambda _: False, [])) == expected - STOPWORDS

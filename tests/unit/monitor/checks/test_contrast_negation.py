@@ -4,9 +4,11 @@ misses a cue `negated` reads."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from monitor.checks.contrast import contrasts
 from monitor.checks.contrast_negation import _NEGATION_HINT, may_negate, negated
 
 PIECES = [
@@ -44,3 +46,65 @@ def test_the_look_never_misses_a_negation(text: str) -> None:
         assert may_negate(text)
         if text.isascii():
             assert may_negate(text, text.lower())
+
+
+# --- "not X but Y": the cue's scope ends at the contrasting word ----------------------------
+
+
+def negation_flip(claim: str, evidence: str) -> bool:
+    return "negation_mismatch" in contrasts(claim, [evidence], False)
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        ("The company froze hiring", "The company did not cut jobs but froze hiring."),
+        (
+            "The museum is a home for local painters",
+            "The museum is not a shrine to old masters but a home for local painters.",
+        ),
+        # the verb of both clauses: what the claim says is what the second one affirms
+        ("The ferry sails at dawn", "The ferry no longer sails at noon; instead it sails at dawn."),
+        # "nothing but" is "only"
+        ("The cook adds salt and black pepper", "The cook adds nothing but salt and black pepper."),
+    ],
+)
+def test_what_a_contrastive_negation_affirms_is_not_negated(claim: str, evidence: str) -> None:
+    assert not negation_flip(claim, evidence)
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        # what it denies is still denied
+        ("The company cut jobs", "The company did not cut jobs but froze hiring."),
+        ("The ferry sails at noon", "The ferry no longer sails at noon; instead it sails at dawn."),
+        # a negation with no contrasting word, and one after the contrasting word
+        ("The company froze hiring", "The company never froze hiring."),
+        ("The company cut jobs", "Sales fell, but the company did not cut jobs."),
+    ],
+)
+def test_what_a_contrastive_negation_denies_is_negated(claim: str, evidence: str) -> None:
+    assert negation_flip(claim, evidence)
+
+
+CLAIM_WORDS = ["harbour", "ferries", "carry", "timber", "northern", "islands", "weekly"]
+OTHER_WORDS = ["railway", "lorries", "haul", "marble", "southern", "quarries", "daily"]
+
+
+@settings(max_examples=200)
+@given(
+    st.lists(st.sampled_from(CLAIM_WORDS), min_size=3, max_size=6, unique=True),
+    st.lists(st.sampled_from(OTHER_WORDS), min_size=1, max_size=4, unique=True),
+    st.sampled_from(["did not", "never", "no longer"]),
+    st.sampled_from([" but ", ", but ", "; instead ", " but rather "]),
+)
+def test_the_denied_clause_is_negated_and_the_affirmed_one_not(
+    claim_words: list[str], others: list[str], cue: str, contrast: str
+) -> None:
+    # the evidence denies X and affirms Y: a claim of Y's words agrees with it, one of X's not
+    claim = "The " + " ".join(claim_words)
+    affirmed = f"They {cue} {' '.join(others)}{contrast}{' '.join(claim_words)}."
+    denied = f"They {cue} {' '.join(claim_words)}{contrast}{' '.join(others)}."
+    assert not negation_flip(claim, affirmed)
+    assert negation_flip(claim, denied)
