@@ -32,6 +32,21 @@ class AuditText:
     answer_chars: int = 4_000  # the answer kept whole up to this; longer: claims only
     question_chars: int = 1_000
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The compiled core's frozen dataclass cannot be unpickled field by field (its
+        # __setattr__ refuses) and a check process gets a copy: it travels as its
+        # constructor's arguments.
+        return (
+            AuditText,
+            (
+                self.level,
+                self.passage_chars,
+                self.context_chars,
+                self.answer_chars,
+                self.question_chars,
+            ),
+        )
+
 
 def clip(text: str | None, limit: int) -> str | None:
     if text is None or len(text) <= limit:
