@@ -85,6 +85,7 @@ HOT_MODULES = (
     "monitor/output/audit_text.py",
     "monitor/output/citation_why.py",
     "monitor/estimation/window.py",
+    "monitor/estimation/vector.py",
     "monitor/judge/request.py",
     "monitor/judge/plan.py",
 )
