@@ -232,18 +232,13 @@ _WIDEN = 1e-9  # far above the float error of a figure read from at most 15 digi
 
 def figure_digits(text: str) -> str | None:
     """`text` without thousands separators and decimal points, when NumberSet reads its figures
-    from ASCII digits alone: None for non-ASCII text (other scripts' digits are figures too),
-    text with digits of more than 15 places in a row (a float holds no more), and text with a
-    year range ("2018-19" is also 2019)."""
+    from ASCII digits alone: None for non-ASCII text (other scripts' digits are figures too)
+    and text with a year range ("2018-19" is also 2019). A figure's float differs from what is
+    written by far less than _WIDEN, so the written digits are the ones to look for, however
+    many there are."""
     if not text.isascii() or "-" in text or "/" in text:
         return None
-    digits = text.replace(",", "").replace(".", "")
-    if _LONG_DIGITS_RE.search(digits) is not None:
-        return None
-    return digits
-
-
-_LONG_DIGITS_RE = re.compile(r"\d{16}", re.ASCII)
+    return text.replace(",", "").replace(".", "")
 
 
 def _has_multiple(lo: float, hi: float, step: float) -> bool:

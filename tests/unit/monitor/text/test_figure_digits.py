@@ -22,7 +22,7 @@ def figures(draw: st.DrawFn, near: int | None = None) -> str:
         whole = max(0, near + draw(st.integers(-12, 12)) * draw(st.sampled_from([1, 10, 100])))
     text = f"{whole:,}" if draw(st.booleans()) else str(whole)
     if draw(st.booleans()):
-        text += "." + draw(st.text("0123456789", min_size=1, max_size=4))
+        text += "." + draw(st.text("0123456789", min_size=1, max_size=14))
     if draw(st.booleans()):
         text = "0." + text.replace(",", "").replace(".", "")  # the same digits, scaled down
     return text + draw(st.sampled_from(SCALES))
@@ -78,17 +78,22 @@ def test_a_changed_figure_is_told_apart_by_its_digits() -> None:
     assert NumberSet.of_text("about 8,008.7 of them").contains(mention)
     # 8.009 thousand, written with a scale: the same digits
     assert not cannot_hold(mention, figure_digits("8.009 thousand"))
+    # more places than a float holds: read as 1701.0, and the written 1700.99… is looked for
+    (long,) = numbers("by 1701")
+    text = "value * 1700.99999999999999999999"
+    assert NumberSet.of_text(text).contains(long)
+    assert not cannot_hold(long, figure_digits(text))
 
 
 def test_unsure_cases_build_the_set() -> None:
     """Small numbers may be spelled out; a figure of one significant digit (300, 0.5) has no
-    second one to look for; year ranges, other scripts' digits and long digit runs read
-    otherwise: no claim is made."""
+    second one to look for; year ranges and other scripts' digits read otherwise: no claim is
+    made."""
     for claim in ("by 17 .", "about 300 .", "at 20 .", "x 90 ."):
         (mention,) = numbers(claim)
         assert not cannot_hold(mention, "1 2 3")
     assert figure_digits("in 2018-19") is None
     assert figure_digits("in 2018/19") is None
     assert figure_digits("١٧ units") is None
-    assert figure_digits("id 1234567890123456") is None
+    assert figure_digits("id 1234567890123456789") == "id 1234567890123456789"
     assert figure_digits("1,234.5 and 6") == "12345 and 6"
