@@ -80,6 +80,14 @@ HOT_MODULES = (
     "monitor/output/audit.py",
     "monitor/output/verdict_io.py",
     "monitor/sampling/policy.py",
+    # the audit record's words and the count vector's estimation sums (every failing answer,
+    # every answer)
+    "monitor/output/audit_text.py",
+    "monitor/output/citation_why.py",
+    "monitor/estimation/window.py",
+    "monitor/estimation/vector.py",
+    "monitor/judge/request.py",
+    "monitor/judge/plan.py",
 )
 CHOICES = ("auto", "pure", "compiled")
 VALUED_GLOBAL_OPTIONS = ("--config",)  # the CLI's global options that take a value

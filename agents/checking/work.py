@@ -22,7 +22,7 @@ from monitor.check import check_event
 from monitor.config.options import CheckOptions
 from monitor.inputs.decode import decode_event
 from monitor.output.audit import has_failure
-from monitor.records.models import AnswerEvent, Rejection, Verdict
+from monitor.records.models import AnswerEvent, ClaimResult, Rejection, Verdict
 from monitor.sampling.policy import hash_fraction, is_doubtful
 
 #: (topic, partition, offset, record timestamp in epoch seconds or None)
@@ -79,6 +79,21 @@ def tally(keys: Iterable[tuple[Any, ...]]) -> Tally:
     for key in keys:
         counts[key] = counts.get(key, 0) + 1
     return tuple(counts.items())
+
+
+def claim_tallies(claims: Iterable[ClaimResult]) -> tuple[Tally, Tally]:
+    """`tally` of (support verdict, tier) over the claims, and of (verdict,) over the uncited
+    ones, in one pass."""
+    counts: dict[tuple[Any, ...], int] = {}
+    uncited: dict[tuple[Any, ...], int] = {}
+    for c in claims:
+        support = c.support
+        key = (support.verdict, support.tier)
+        counts[key] = counts.get(key, 0) + 1
+        if not c.claim.citation_indexes:
+            alone = (support.verdict,)
+            uncited[alone] = uncited.get(alone, 0) + 1
+    return tuple(counts.items()), tuple(uncited.items())
 
 
 def event_time(event: AnswerEvent, record_timestamp: float | None, now: float) -> float:
@@ -150,7 +165,7 @@ class CheckWork:
             where = {"topic": source[0], "partition": source[1], "offset": source[2]}
             audit = self.audit.build(verdict, where, event, vector)  # the same counts
         keep = keep_objects or _wanted(event, verdict, self.hook_rate, self.judge_rates)
-        claims = verdict.claims
+        claims, uncited = claim_tallies(verdict.claims)
         return Checked(
             event_id=event.event_id,
             app=event.app,
@@ -160,11 +175,11 @@ class CheckWork:
             failed=has_failure(verdict),
             vector=vector,
             citations=tally((r.citation.format, r.status, r.error) for r in verdict.citations),
-            claims=tally((c.support.verdict, c.support.tier) for c in claims),
+            claims=claims,
             audit=audit,
             event=event if keep else None,
             verdict=verdict if keep else None,
-            uncited=tally((c.support.verdict,) for c in claims if not c.claim.citation_indexes),
+            uncited=uncited,
         )
 
     def run(self, raw: bytes | None, source: Source) -> Checked | Rejection:

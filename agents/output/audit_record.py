@@ -18,7 +18,7 @@ from agents.output.jsonout import dumps
 from agents.output.records import COUNT_FIELDS, verdict_vector
 from monitor.judge.plan import sample_reason
 from monitor.output.audit import Redactor, audit_reason
-from monitor.output.audit_text import AuditText, explain
+from monitor.output.audit_text import AuditText, explain_own
 from monitor.output.verdict_io import verdict_to_dict
 from monitor.records.models import AnswerEvent, Verdict
 
@@ -88,7 +88,7 @@ class AuditBuilder:
             return None
         if self.text is not None:
             passages = self.text.passage_chars if self.text.level == "all" else 0
-            record = explain(verdict_to_dict(verdict, passages), event, verdict, self.text)
+            record = explain_own(verdict_to_dict(verdict, passages), event, verdict, self.text)
         elif self.cited_text_chars:
             record = verdict_to_dict(verdict, self.cited_text_chars)
         else:

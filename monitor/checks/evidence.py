@@ -24,7 +24,14 @@ from collections.abc import Iterator, Sequence
 from itertools import chain, pairwise
 
 from monitor.records.record import record
-from monitor.text.numbers import NumberMention, NumberSet, numbers, written_in
+from monitor.text.numbers import (
+    NumberMention,
+    NumberSet,
+    cannot_hold,
+    figure_digits,
+    numbers,
+    written_in,
+)
 from monitor.text.words import (
     NUMBER_STRINGS,
     NUMBER_WORDS,
@@ -77,6 +84,7 @@ class EvidenceIndex:
     __slots__ = (
         "_asked",
         "_bigrams",
+        "_digits",
         "_flat",
         "_lowered",
         "_numbers",
@@ -99,6 +107,7 @@ class EvidenceIndex:
         self._bigrams: frozenset[str] | None = None
         self._phrases: str | None = None
         self._numbers: NumberSet | None = None
+        self._digits: str | None = None  # figure_digits(text) when asked; "": no shortcut
         self._lowered: str | None = None
         self._asked = 0  # bigram look-ups answered without the sets (SETS_AFTER)
 
@@ -168,6 +177,12 @@ class EvidenceIndex:
         if written_in(mention, self.text):
             return True
         if self._numbers is None:
+            # most figures a claim changed are in no form in the evidence: said without
+            # reading every figure of the text when its digits show that (numbers.cannot_hold)
+            if self._digits is None:
+                self._digits = figure_digits(self.text) or ""
+            if self._digits and cannot_hold(mention, self._digits):
+                return False
             # spelled-out numbers through the stems already at hand ("one" is a stopword: lost)
             spelled = [_NUMBER_STEMS[k] for k in _NUMBER_STEMS.keys() & self.stems]
             self._numbers = NumberSet.of_text(self.text, spelled)

@@ -37,13 +37,16 @@ def _reject_constant(name: str) -> Any:
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
+    out = dict(pairs)  # one C call; a key given twice leaves fewer entries than pairs
+    if len(out) == len(pairs):
+        return out
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
             # Two values for one key: which one the producer meant is unknowable.
             raise ValueError(f"duplicate key {key!r}")
-        out[key] = value
-    return out
+        seen.add(key)
+    return out  # not reached: the dict is shorter only when a key repeats
 
 
 _DEFAULT_OPTIONS = CheckOptions()

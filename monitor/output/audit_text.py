@@ -32,6 +32,21 @@ class AuditText:
     answer_chars: int = 4_000  # the answer kept whole up to this; longer: claims only
     question_chars: int = 1_000
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The compiled core's frozen dataclass cannot be unpickled field by field (its
+        # __setattr__ refuses) and a check process gets a copy: it travels as its
+        # constructor's arguments.
+        return (
+            AuditText,
+            (
+                self.level,
+                self.passage_chars,
+                self.context_chars,
+                self.answer_chars,
+                self.question_chars,
+            ),
+        )
+
 
 def clip(text: str | None, limit: int) -> str | None:
     if text is None or len(text) <= limit:
@@ -85,9 +100,29 @@ def explain(
 ) -> dict[str, Any]:
     """`record` (a verdict record, verdict_io.verdict_to_dict with `cited_text`) with the texts
     the policy keeps added and the ones it forbids removed. Returns a new dict."""
-    out = dict(record)
     claims = [dict(c) for c in record.get("claims", [])]
     citations = [dict(c) for c in record.get("citations", [])]
+    return _explained(dict(record), claims, citations, event, verdict, policy)
+
+
+def explain_own(
+    record: dict[str, Any], event: AnswerEvent | None, verdict: Verdict, policy: AuditText
+) -> dict[str, Any]:
+    """`explain` for a record nobody else holds (a fresh verdict_to_dict): changed in place
+    and returned, without copying the record and each of its claims and citations."""
+    claims: list[dict[str, Any]] = record.get("claims", [])
+    citations: list[dict[str, Any]] = record.get("citations", [])
+    return _explained(record, claims, citations, event, verdict, policy)
+
+
+def _explained(
+    out: dict[str, Any],
+    claims: list[dict[str, Any]],
+    citations: list[dict[str, Any]],
+    event: AnswerEvent | None,
+    verdict: Verdict,
+    policy: AuditText,
+) -> dict[str, Any]:
     # Offsets of each claim in the answer text, so a reader can mark them.
     for entry, claim in zip(claims, verdict.claims, strict=False):
         entry["start"], entry["end"] = claim.claim.start, claim.claim.end

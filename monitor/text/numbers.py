@@ -10,6 +10,7 @@ evidence offers nothing that could be it.
 from __future__ import annotations
 
 import bisect
+import math
 import re
 from collections.abc import Iterable
 
@@ -215,3 +216,73 @@ def written_in(mention: NumberMention, text: str) -> bool:
                 return True
             start = text.find(form, start + 1)
     return False
+
+
+# A figure NumberSet could read from a text, written with digits, shows its leading significant
+# digits together once thousands separators and decimal points are dropped ("1,650.5" →
+# "16505", "0.0165" → "00165"), and a scale word or letter only multiplies by a power of ten:
+# a text whose digits hold none of the two-digit starts of the numbers a mention stands for has
+# no figure that is it. Looked at before NumberSet is built for a text (evidence.py): most
+# figures a claim changed are in no form in the evidence, and the set costs a regex pass over
+# the whole text. The look is only "no" when that is certain; anything else builds the set.
+_SPELLED_UP_TO = 20  # number words other than multiples of ten: NUMBER_WORDS' 0-20
+_MAX_STARTS = 12  # more two-digit starts than this: not worth looking, build the set
+_WIDEN = 1e-9  # far above the float error of a figure read from at most 15 digits
+
+
+def figure_digits(text: str) -> str | None:
+    """`text` without thousands separators and decimal points, when NumberSet reads its figures
+    from ASCII digits alone: None for non-ASCII text (other scripts' digits are figures too)
+    and text with a year range ("2018-19" is also 2019). A figure's float differs from what is
+    written by far less than _WIDEN, so the written digits are the ones to look for, however
+    many there are."""
+    if not text.isascii() or "-" in text or "/" in text:
+        return None
+    return text.replace(",", "").replace(".", "")
+
+
+def _has_multiple(lo: float, hi: float, step: float) -> bool:
+    """Whether [lo, hi] holds a multiple of `step`; True also when float rounding leaves it in
+    doubt (the caller then makes no claim)."""
+    return math.ceil(lo / step - 1e-6) <= math.floor(hi / step + 1e-6)
+
+
+def _starts(value: float, slack: float) -> list[str] | None:
+    """The leading significant digits, as written, of every number within `slack` of `value`,
+    as many as all of them have (a number with fewer significant digits is a multiple of a
+    power of ten: as long as the interval holds none, every number in it shows that many);
+    None when that is fewer than two, when a number there may be spelled out (≤ 20), or when
+    the starts are too many."""
+    lo = (value - slack) * (1 - _WIDEN)
+    hi = (value + slack) * (1 + _WIDEN)
+    if not (lo > _SPELLED_UP_TO and math.isfinite(hi)):
+        return None
+    top = math.floor(math.log10(lo))  # 10**top <= lo, up to rounding (checked below)
+    length = 1
+    while length < 15 and not _has_multiple(lo, hi, 10.0 ** (top - length + 1)):
+        length += 1  # no number of `length` significant digits or fewer in the interval
+    if length < 2:
+        return None
+    step = 10.0 ** (top - length + 1)  # one unit of the last digit every number shows
+    first, last = int(lo / step) - 1, int(hi / step) + 1
+    if first < 10 ** (length - 1) or last >= 10**length or last - first > _MAX_STARTS:
+        return None
+    return [str(p) for p in range(first, last + 1)]
+
+
+def cannot_hold(mention: NumberMention, digits: str | None) -> bool:
+    """True only when no figure of the text whose `figure_digits` are `digits` (nor a number
+    word) can stand for the mention: `NumberSet.of_text(text, any spelled numbers)` would not
+    contain it. False when unsure."""
+    if digits is None:
+        return False
+    slack = mention.tolerance + 1e-9 * abs(mention.value)  # as NumberSet._has
+    looks = [(mention.value, slack)]
+    if mention.bare:  # as NumberSet.contains
+        tolerance = mention.tolerance * mention.bare / mention.value
+        looks.append((mention.bare, tolerance + 1e-9 * abs(mention.bare)))
+    for value, within in looks:
+        starts = _starts(value, within)
+        if starts is None or any(start in digits for start in starts):
+            return False
+    return True

@@ -23,6 +23,7 @@ IDENTIFIER_RE = re.compile(
     r")\b"
 )
 CODE_SPAN_RE = re.compile(r"`([^`\n]+)`")
+_SPAN_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")  # a name inside a code span
 
 
 def wordset(spaced: str) -> frozenset[str]:
@@ -199,7 +200,7 @@ def identifiers(text: str) -> list[str]:
     """Code-like names: contents of `code spans` and snake/camel/Pascal-case words."""
     found: list[str] = []
     for span in CODE_SPAN_RE.findall(text):
-        found.extend(m.group(0) for m in re.finditer(r"[A-Za-z_][A-Za-z0-9_.]*", span))
+        found.extend(_SPAN_NAME_RE.findall(span))
     found.extend(IDENTIFIER_RE.findall(text))
     seen: dict[str, None] = {}
     for name in found:
@@ -226,6 +227,13 @@ def remove_spans(text: str, offset: int, spans: list[tuple[int, int]]) -> str:
     """`text` (which starts at `offset` of a larger string) without the given absolute spans."""
     if not spans:
         return text
+    if len(spans) == 1:  # the usual claim: one marker, the loop below without sort or list
+        start, end = spans[0]
+        start, end = max(start - offset, 0), min(end - offset, len(text))
+        if start >= end:
+            return text.strip()
+        head, tail = text[:start].strip(), text[end:].strip()
+        return f"{head} {tail}" if head and tail else head or tail
     parts = []
     pos = 0
     for start, end in sorted(spans):

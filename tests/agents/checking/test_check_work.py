@@ -20,7 +20,7 @@ from monitor.check import check_event
 from monitor.config.options import CheckOptions
 from monitor.inputs.decode import decode_event
 from monitor.output.audit import Redactor, has_failure
-from monitor.records.models import AnswerEvent, Rejection
+from monitor.records.models import AnswerEvent, Claim, ClaimResult, Rejection, Support
 from monitor.sampling.policy import hash_fraction, is_doubtful
 from tests.conftest import standard_mix
 
@@ -292,3 +292,28 @@ def test_tally_counts_each_label_set_in_the_order_first_seen(
     assert [k for k, _ in counted] == list(dict.fromkeys(keys))
     assert dict(counted) == Counter(keys)
     assert sum(n for _, n in counted) == len(keys)
+
+
+def test_claim_tallies_count_claims_and_the_uncited_ones() -> None:
+    """One pass gives what `tally` gives over all claims and over the uncited ones."""
+
+    def result(verdict: str, tier: str, cited: bool) -> ClaimResult:
+        claim = Claim(0, "x", 0, 1, (1,) if cited else (), "unknown")
+        return ClaimResult(claim, Support(verdict, 0.5, "low", tier, ()))  # type: ignore[arg-type]
+
+    claims = [
+        result("supported", "lexical", True),
+        result("not_supported", "lexical", False),
+        result("supported", "lexical", True),
+        result("not_supported", "rules", False),
+        result("not_supported", "lexical", False),
+    ]
+    counts, uncited = check_work.claim_tallies(claims)
+    assert counts == (
+        (("supported", "lexical"), 2),
+        (("not_supported", "lexical"), 2),
+        (("not_supported", "rules"), 1),
+    )
+    assert uncited == ((("not_supported",), 3),)
+    assert counts == tally((c.support.verdict, c.support.tier) for c in claims)
+    assert check_work.claim_tallies([]) == ((), ())

@@ -245,3 +245,20 @@ def test_per_claim_gold_labels() -> None:
         b'{"event_id": "c", "answer": "x", "gold": {"label": "supported"}}', CheckOptions()
     )
     assert isinstance(plain, AnswerEvent) and plain.gold_claims is None
+
+
+@given(keys=st.lists(st.sampled_from(["a", "b", "c", "d"]), max_size=6))
+def test_a_key_given_twice_is_named_first_repeat_first(keys: list[str]) -> None:
+    """The object's pairs as JSON: without a repeat it decodes as written; with one, the
+    rejection names the first key that is given again, reading left to right."""
+    body = ", ".join(f'"{k}": {i}' for i, k in enumerate(keys))
+    raw = f'{{"event_id": "e", "answer": "x", "metadata": {{{body}}}}}'.encode()
+    got = decode_event(raw, CheckOptions())
+    seen: set[str] = set()
+    repeat = next((k for k in keys if k in seen or seen.add(k)), None)  # type: ignore[func-returns-value]
+    if repeat is None:
+        assert isinstance(got, AnswerEvent)
+        assert got.metadata == {k: i for i, k in enumerate(keys)}
+    else:
+        assert isinstance(got, Rejection)
+        assert (got.reason, got.detail) == ("invalid_json", f"duplicate key {repeat!r}")

@@ -1,9 +1,20 @@
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from monitor.output.audit_text import AuditText, bare_marker, clip, strip_judge_text
-from tests.unit.monitor.conftest import DOC, audit_record, event_dict
+import pytest
+
+from monitor.output.audit_text import (
+    AuditText,
+    bare_marker,
+    clip,
+    explain,
+    explain_own,
+    strip_judge_text,
+)
+from monitor.output.verdict_io import verdict_to_dict
+from tests.unit.monitor.conftest import DOC, audit_record, checked, event_dict
 
 
 def test_all_keeps_question_answer_passage_and_context(record: dict[str, Any]) -> None:
@@ -98,3 +109,17 @@ def test_none_level_keeps_reason_codes_not_their_values() -> None:
     assert "number_missing:2023" in full["claims"][0]["reasons"]
     assert "number_missing" in bare["claims"][0]["reasons"]
     assert not any("2023" in r for r in bare["claims"][0]["reasons"])
+
+
+@pytest.mark.parametrize("level", ["all", "claims", "none"])
+def test_explain_own_is_explain_in_place(level: str) -> None:
+    """The audit builder's in-place explain gives the same record, keys in the same order (the
+    record's bytes), as the copying one, and leaves no other holder to be surprised."""
+    for raw in (event_dict(), event_dict(answer="Costs fell [r.pdf:1:0-4]. Uncited words here.")):
+        event, verdict = checked(raw)
+        policy = AuditText(level=level)  # type: ignore[arg-type]
+        copied = explain(verdict_to_dict(verdict, 1000), event, verdict, policy)
+        own = verdict_to_dict(verdict, 1000)
+        in_place = explain_own(own, event, verdict, policy)
+        assert in_place is own
+        assert json.dumps(in_place) == json.dumps(copied)
