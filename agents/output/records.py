@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from monitor.estimation.vector import count_vector
-from monitor.estimation.vector import weighted as weighted  # read by the answer-weight tests
 from monitor.estimation.window import ESTIMATION_FIELDS, label_sums
 from monitor.records.models import Verdict
 

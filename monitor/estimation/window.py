@@ -152,7 +152,7 @@ _NO_LABELS = [0] * (len(ESTIMATION_FIELDS) - 9)
 
 def capped_vector(claims: int, supported: int, hallucinated: int) -> list[int]:
     """The estimation sums of an answer weighed down to `claims` claims (more claims than
-    RAGMON_ANSWER_CLAIM_WEIGHT: agents/output/records.weighted): it enters the estimates as
+    RAGMON_ANSWER_CLAIM_WEIGHT: monitor.estimation.vector.weighted): it enters the estimates as
     the counts take it, with the cheap tier's weighted verdicts as exact labels, and stays out
     of the judge sample (monitor.judge.plan), so one answer of 20,000 sentences weighs no more
     in the estimate than in the counts."""

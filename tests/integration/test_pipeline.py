@@ -99,9 +99,9 @@ class Offline:
         # citation cap and uncited refusals count nowhere; an uncited claim is a hallucination only
         # when the context does not support it, and decided by it), then weighed down to
         # RAGMON_ANSWER_CLAIM_WEIGHT claims per answer.
-        from agents.output.records import weighted
         from monitor.checks.scoring import is_over_cap
         from monitor.config.options import CheckOptions
+        from monitor.estimation.vector import weighted
 
         tally = Counter[str]()
         for cl in outcome.claims:

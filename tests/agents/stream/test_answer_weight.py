@@ -13,10 +13,11 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents.output.records import COUNT_FIELDS, verdict_vector, weighted
+from agents.output.records import COUNT_FIELDS, verdict_vector
 from monitor.alerting.alerts import AlertState, WindowFigures, evaluate, load_rules
 from monitor.check import check_event
 from monitor.config.options import CheckOptions
+from monitor.estimation.vector import weighted
 from monitor.records.models import AnswerEvent, Document
 from tests.agents.stream.test_aggregate import batch, make, value
 
