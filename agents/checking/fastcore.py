@@ -67,6 +67,7 @@ HOT_MODULES = (
     "monitor/text/units.py",
     "monitor/text/dates.py",
     "monitor/checks/grounding.py",
+    "monitor/text/references.py",
     # what the grounding of uncited claims calls: refusals, and data rendered as evidence
     "monitor/text/abstention.py",
     "monitor/text/refusal_gate.py",

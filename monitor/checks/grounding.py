@@ -24,7 +24,6 @@ reason `over_cap`) and left out of the answer's rates.
 
 from __future__ import annotations
 
-import re
 from dataclasses import field
 from typing import Any
 
@@ -52,6 +51,7 @@ from monitor.text.abstention import (
     residue,
 )
 from monitor.text.negation import NEGATION_RE
+from monitor.text.references import SOURCE_NAMES, source_references_removed
 from monitor.text.refusal_gate import may_refuse
 from monitor.text.words import identifiers
 
@@ -62,6 +62,7 @@ _NAMES_MISSING = "names_missing="
 OVER_CAP = "over_cap"
 SYMBOL_LINES = 5  # lines around a code symbol an uncited claim about it is checked against
 LONG_TEXT = 4_000  # past this, a document's stem and bigram sets are built once for all claims
+MAX_STATED_CHARS = 200  # a longer string of the data is no value a sentence states (a review)
 
 NO_CONTEXT = Support("not_supported", 0.0, "high", "rules", (UNCITED, "no_context"))
 UNDECIDED = Support("unverifiable", 0.5, "low", "rules", (UNCITED, OVER_CAP))
@@ -200,60 +201,6 @@ def _symbol_passage(claim: str, texts: list[str]) -> str | None:
     return None
 
 
-# "According to passage 1", "(Passage 2 & 3)", "Step 6:": numbers that name a source or a
-# list item, not figures the source must state
-_SOURCE_NUMBER_RE = re.compile(
-    r"\b((?:passages?|documents?|docs?|sources?|excerpts?|snippets?|articles?|results?|"
-    r"references?|paragraphs?)\s+)#?\d{1,3}(?:\s*(?:,|and|&|or|-|to)\s*#?\d{1,3})*\b",
-    re.I,
-)
-_DIGIT_RE = re.compile(r"\d")
-MAX_STATED_CHARS = 200
-# the look before the substitutions: word starts the patterns need
-_SOURCE_WORDS = (
-    "passage",
-    "doc",
-    "source",
-    "excerpt",
-    "snippet",
-    "article",
-    "result",
-    "referen",
-    "paragraph",
-)
-# the words of a source reference, which a claim may keep capitalised ("(Passage )")
-_SOURCE_NAMES = frozenset(
-    [
-        "passage",
-        "document",
-        "doc",
-        "source",
-        "excerpt",
-        "snippet",
-        "article",
-        "result",
-        "reference",
-        "paragraph",
-    ]
-)
-_ITEM_WORDS = ("step", "item", "point", "tip", "option", "method", "way", "reason")
-_ITEM_RE = re.compile(
-    r"^\W*(?:step|item|point|tip|option|method|way|reason)\s+\d{1,3}\s*[:.)-]\s*", re.I
-)
-
-
-def source_references_removed(text: str) -> str:
-    """The claim without the numbers of its source references and list labels."""
-    if _DIGIT_RE.search(text) is None:
-        return text
-    low = text.lower()
-    if any(word in low for word in _ITEM_WORDS):
-        text = _ITEM_RE.sub("", text)
-    if any(word in low for word in _SOURCE_WORDS):
-        text = _SOURCE_NUMBER_RE.sub(r"\1", text)
-    return text
-
-
 def _new_names(text: str, context: Context) -> list[str]:
     """Names of the claim that no text of the context mentions (contrast_names.new_names);
     a source reference's word ("Passage", left by source_references_removed) is no name."""
@@ -262,7 +209,7 @@ def _new_names(text: str, context: Context) -> list[str]:
         sets = [index_evidence(t).stems for t in texts]
         context.stems.append(sets[0] if len(sets) == 1 else frozenset().union(*sets))
     found = new_names(text, context.stems[0].__contains__, texts)
-    return [n for n in found if n.rstrip("s") not in _SOURCE_NAMES] if found else found
+    return [n for n in found if n.rstrip("s") not in SOURCE_NAMES] if found else found
 
 
 def ground_uncited(claim: Claim, context: Context, options: CheckOptions) -> Support:

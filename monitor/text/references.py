@@ -1,0 +1,62 @@
+"""Source references and list labels in a claim: "according to passage 1", "(Passage 2 & 3)",
+"Step 6:". Their numbers name a source or an item, not a figure the source must state, and
+their words are no names (monitor.checks.grounding reads uncited claims through both).
+
+Pure: standard library only.
+"""
+
+from __future__ import annotations
+
+import re
+
+# "According to passage 1", "(Passage 2 & 3)", "Step 6:": numbers that name a source or a
+# list item, not figures the source must state
+_SOURCE_NUMBER_RE = re.compile(
+    r"\b((?:passages?|documents?|docs?|sources?|excerpts?|snippets?|articles?|results?|"
+    r"references?|paragraphs?)\s+)#?\d{1,3}(?:\s*(?:,|and|&|or|-|to)\s*#?\d{1,3})*\b",
+    re.I,
+)
+_DIGIT_RE = re.compile(r"\d")
+# the look before the substitutions: word starts the patterns need
+_SOURCE_WORDS = (
+    "passage",
+    "doc",
+    "source",
+    "excerpt",
+    "snippet",
+    "article",
+    "result",
+    "referen",
+    "paragraph",
+)
+# the words of a source reference, which a claim may keep capitalised ("(Passage )")
+SOURCE_NAMES = frozenset(
+    [
+        "passage",
+        "document",
+        "doc",
+        "source",
+        "excerpt",
+        "snippet",
+        "article",
+        "result",
+        "reference",
+        "paragraph",
+    ]
+)
+_ITEM_WORDS = ("step", "item", "point", "tip", "option", "method", "way", "reason")
+_ITEM_RE = re.compile(
+    r"^\W*(?:step|item|point|tip|option|method|way|reason)\s+\d{1,3}\s*[:.)-]\s*", re.I
+)
+
+
+def source_references_removed(text: str) -> str:
+    """The claim without the numbers of its source references and list labels."""
+    if _DIGIT_RE.search(text) is None:
+        return text
+    low = text.lower()
+    if any(word in low for word in _ITEM_WORDS):
+        text = _ITEM_RE.sub("", text)
+    if any(word in low for word in _SOURCE_WORDS):
+        text = _SOURCE_NUMBER_RE.sub(r"\1", text)
+    return text
