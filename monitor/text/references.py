@@ -17,19 +17,8 @@ _SOURCE_NUMBER_RE = re.compile(
     re.I,
 )
 _DIGIT_RE = re.compile(r"\d")
-# the look before the substitutions: word starts the patterns need
-_SOURCE_WORDS = (
-    "passage",
-    "doc",
-    "source",
-    "excerpt",
-    "snippet",
-    "article",
-    "result",
-    "referen",
-    "paragraph",
-)
-# the words of a source reference, which a claim may keep capitalised ("(Passage )")
+# the words of a source reference, which a claim may keep capitalised ("(Passage )"); also
+# the look before the substitution: each word of _SOURCE_NUMBER_RE holds one of them
 SOURCE_NAMES = frozenset(
     [
         "passage",
@@ -57,6 +46,6 @@ def source_references_removed(text: str) -> str:
     low = text.lower()
     if any(word in low for word in _ITEM_WORDS):
         text = _ITEM_RE.sub("", text)
-    if any(word in low for word in _SOURCE_WORDS):
+    if any(word in low for word in SOURCE_NAMES):
         text = _SOURCE_NUMBER_RE.sub(r"\1", text)
     return text
