@@ -39,7 +39,6 @@ from monitor.checks.data_claims import (
 )
 from monitor.checks.data_text import Leaf, data_lines, line, render_lines
 from monitor.checks.evidence import ClaimTerms, claim_terms, index_evidence
-from monitor.checks.figure_window import scattered_figures
 from monitor.checks.support import CONTRADICTION_FACTOR, lexical_support
 from monitor.citations.values import checkable_number, value_stated
 from monitor.config.options import CheckOptions
@@ -277,9 +276,6 @@ def ground_uncited(claim: Claim, context: Context, options: CheckOptions) -> Sup
         if names is None:
             names = _new_names(text, context)
         conflicts += [f"name_missing:{n}" for n in names[:3]]
-    if support.verdict != "not_supported" and passage is None and terms.numbers:
-        # a figure the document holds only far from the rest of the claim (figure_window.py)
-        conflicts += [f"figure_scattered:{raw}" for raw in scattered_figures(terms, best)[:3]]
     if conflicts:  # the record says otherwise (or nothing): a changed fact, as in support.py
         score = round(support.score * CONTRADICTION_FACTOR, 4)
         return Support(
