@@ -20,9 +20,12 @@ _TOKEN_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 _ASCII_TOKEN_RE = re.compile(r"[a-z0-9]+(?:'[a-z0-9]+)?")
 # a sentence ends at [.!?] before white space (not inside "4.2" or "U.S.A") or at a line break
 # ... or where a word of two lower-case letters or more runs into a capital ("diet.These": a
-# missing space, not an abbreviation like "U.S.A" or "Ph.D")
+# missing space, not an abbreviation like "U.S.A" or "Ph.D"); closing quotes and brackets
+# after the mark belong to the sentence it ends ('He asked "why not?" The crowd ...')
+_CLOSERS = "\"'”’)\\]"
 _SENTENCE_RE = re.compile(
-    r"(?:[^.!?\n]|(?<![a-z][a-z])[.!?](?!\s|$)|[.!?](?![\sA-Z]|$))+(?:[.!?]+|\n|$)"
+    rf"(?:[^.!?\n]|(?<![a-z][a-z])[.!?](?![{_CLOSERS}]*(?:\s|$))"
+    rf"|[.!?](?![{_CLOSERS}]*(?:\s|$)|[A-Z]))+(?:[.!?]+[{_CLOSERS}]*|\n|$)"
 )
 # A source that says it does not know how many ("it wasn't clear how many were killed")
 # supports no definite count ("the strike killed thousands"); a claim that hedges may stand.
