@@ -15,6 +15,7 @@ from monitor.checks.contrast_sentences import (
     _Sentence,
     sentence_index,
     sentences_of,
+    verbatim,
 )
 from monitor.text.words import STEMS
 
@@ -207,3 +208,12 @@ def test_sentences_ending_in_terminators_and_closers_come_back_whole(
     sentences: list[str], gap: str
 ) -> None:
     assert _texts(gap.join(sentences)) == sentences
+
+
+def test_a_sentence_after_a_closing_quote_or_bracket_is_verbatim() -> None:
+    evidence = 'He asked "why not?" The crowd cheered. Prices rose (see above.) Wages fell.'
+    assert verbatim("The crowd cheered.", evidence)
+    assert verbatim("Wages fell", evidence)
+    # a quote or bracket after no sentence end opens no sentence
+    assert not verbatim("cheered loudly", 'They "sang" cheered loudly.')
+    assert not verbatim("wages fell", "Prices rose (a lot) wages fell.")
