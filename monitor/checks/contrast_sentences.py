@@ -20,9 +20,13 @@ _TOKEN_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 _ASCII_TOKEN_RE = re.compile(r"[a-z0-9]+(?:'[a-z0-9]+)?")
 # a sentence ends at [.!?] before white space (not inside "4.2" or "U.S.A") or at a line break
 # ... or where a word of two lower-case letters or more runs into a capital ("diet.These": a
-# missing space, not an abbreviation like "U.S.A" or "Ph.D")
+# missing space, not an abbreviation like "U.S.A" or "Ph.D"); closing quotes and brackets
+# after the mark belong to the sentence it ends ('He asked "why not?" The crowd ...')
+_CLOSERS = "\"'”’)]"
+_CLOSERS_CLASS = _CLOSERS.replace("]", "\\]")
 _SENTENCE_RE = re.compile(
-    r"(?:[^.!?\n]|(?<![a-z][a-z])[.!?](?!\s|$)|[.!?](?![\sA-Z]|$))+(?:[.!?]+|\n|$)"
+    rf"(?:[^.!?\n]|(?<![a-z][a-z])[.!?](?![{_CLOSERS_CLASS}]*(?:\s|$))"
+    rf"|[.!?](?![{_CLOSERS_CLASS}]*(?:\s|$)|[A-Z]))+(?:[.!?]+[{_CLOSERS_CLASS}]*|\n|$)"
 )
 # A source that says it does not know how many ("it wasn't clear how many were killed")
 # supports no definite count ("the strike killed thousands"); a claim that hedges may stand.
@@ -158,10 +162,21 @@ def verbatim(claim: str, evidence: str, core: str | None = None) -> bool:
         return True  # a span citing exactly the sentence
     start = evidence.find(core)
     while start >= 0:
-        before = evidence[:start].rstrip()
         end = start + len(core)
         after = evidence[end : end + 1]
-        if (not before or before[-1] in ".!?\n:;") and (not after or after in ".!?;\n"):
+        if _opens(evidence[:start].rstrip()) and (not after or after in ".!?;\n"):
             return True
         start = evidence.find(core, start + 1)
     return False
+
+
+def _opens(before: str) -> bool:
+    """A sentence or clause may start after `before` (the evidence up to a claim found in it,
+    white space stripped): nothing, a sentence end with any closing quotes and brackets after
+    it ('He asked "why not?" The crowd ...'), a line break, a colon or a semicolon."""
+    if not before:
+        return True
+    if before[-1] in _CLOSERS:
+        bare = before.rstrip(_CLOSERS)
+        return bool(bare) and bare[-1] in ".!?"
+    return before[-1] in ".!?\n:;"

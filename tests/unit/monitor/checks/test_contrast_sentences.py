@@ -15,6 +15,7 @@ from monitor.checks.contrast_sentences import (
     _Sentence,
     sentence_index,
     sentences_of,
+    verbatim,
 )
 from monitor.text.words import STEMS
 
@@ -161,3 +162,58 @@ def test_the_index_is_memoised_per_text() -> None:
     assert sentence_index(TEXT) is sentence_index(TEXT)
     assert isinstance(sentence_index(TEXT), SentenceIndex)
     assert sentences_of(TEXT) is sentence_index(TEXT).sentences
+
+
+def _texts(text: str) -> list[str]:
+    return [s.text for s in sentences_of(text)]
+
+
+def test_a_sentence_ends_at_a_terminator_before_a_closing_quote_or_bracket() -> None:
+    # a quoted question or exclamation closes its sentence as a bare one does
+    assert _texts('He asked "why not?" The crowd cheered.') == [
+        'He asked "why not?"',
+        "The crowd cheered.",
+    ]
+    assert _texts("She shouted “Stop!” Then she left.") == ["She shouted “Stop!”", "Then she left."]
+    assert _texts("He said 'it is over.' Nobody answered.") == [
+        "He said 'it is over.'",
+        "Nobody answered.",
+    ]
+    assert _texts("Prices rose (see above.) Wages did not.") == [
+        "Prices rose (see above.)",
+        "Wages did not.",
+    ]
+    assert _texts('The last line read "Why?"') == ['The last line read "Why?"']
+
+
+def test_a_quote_followed_by_more_of_the_sentence_does_not_end_it() -> None:
+    # no white space after the closing mark: "?"- is no sentence end
+    assert _texts('The slogan "Why not?"-style ads ran twice. They failed.') == [
+        'The slogan "Why not?"-style ads ran twice.',
+        "They failed.",
+    ]
+    assert _texts('Its name, "Go!", stuck.') == ['Its name, "Go!", stuck.']
+
+
+_LOWER = st.text(alphabet="abcdefgh", min_size=1, max_size=6)
+_SENTENCE = st.tuples(
+    st.lists(_LOWER, min_size=1, max_size=5),
+    st.sampled_from([".", "!", "?", "?!", "..."]),
+    st.sampled_from(["", '"', "”", "'", "’", ")", "]", '")']),
+).map(lambda p: "A " + " ".join(p[0]) + p[1] + p[2])
+
+
+@given(st.lists(_SENTENCE, min_size=1, max_size=5), st.sampled_from([" ", "  ", "\n", " \n "]))
+def test_sentences_ending_in_terminators_and_closers_come_back_whole(
+    sentences: list[str], gap: str
+) -> None:
+    assert _texts(gap.join(sentences)) == sentences
+
+
+def test_a_sentence_after_a_closing_quote_or_bracket_is_verbatim() -> None:
+    evidence = 'He asked "why not?" The crowd cheered. Prices rose (see above.) Wages fell.'
+    assert verbatim("The crowd cheered.", evidence)
+    assert verbatim("Wages fell", evidence)
+    # a quote or bracket after no sentence end opens no sentence
+    assert not verbatim("cheered loudly", 'They "sang" cheered loudly.')
+    assert not verbatim("wages fell", "Prices rose (a lot) wages fell.")
