@@ -1,7 +1,7 @@
 """End-to-end benchmark on the embedded broker (`ragmon bench --section e2e`).
 
-In one run, with the same Faust settings and partitions; each throughput round on a new broker
-with new workers, and the paced phases (2-4) on one more (`measure`'s `fresh`):
+In one run, with the same Faust settings and partitions; each throughput round with new workers,
+each on a new broker of its own, and the paced phases (2-4) likewise (`measure`'s `fresh`):
 
 Monitor workers: `monitor` checks in its own process (RAGMON_CHECK_PROCESSES=0),
 `monitor_pool` hands the checks to `check_processes` check processes (left out when 0), and
@@ -57,11 +57,11 @@ def measure(
     judge: bool = True,
     fresh: bool = True,
 ) -> dict[str, Any]:
-    """`fresh`: each throughput round, and then the paced phases, on a new broker with new
-    workers. The embedded broker's CPU per record grows with what it holds (its memory
-    storage: 166 -> 273 µs per pass-through answer over five rounds of 10,000 on one broker),
-    so on one broker a later round's rates are partly the broker's and the worker measured last
-    in a round pays most; `fresh=False` keeps one broker for everything."""
+    """`fresh`: each throughput round, and then the paced phases, with new workers, each on a
+    new broker of its own. The embedded broker's CPU per record grows with what it holds (its
+    memory storage: 166 -> 273 µs per pass-through answer over five rounds of 10,000 on one
+    broker), so on one shared broker a later round's rates are partly the broker's and the
+    worker measured last in a round pays most; `fresh=False` keeps one broker for everything."""
     work = Path(workdir or tempfile.mkdtemp(prefix="ragmon-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     judge_proc, judge_url = None, None
@@ -99,18 +99,28 @@ def _on_broker(
     rates: dict[str, Any] | None = None,
     name: str = "",
 ) -> dict[str, Any]:
-    """One broker and its workers for `phase`: all (one broker for everything), rounds (the
-    throughput rounds) or paced (lag, RSS and the pass-through's lag at `rates`)."""
+    """The workers for `phase`: all (one broker for everything), rounds (the throughput rounds)
+    or paced (lag, RSS and the pass-through's lag at `rates`). Except for all, each worker has
+    a broker of its own: the one measured last in a round would otherwise meet a broker
+    holding every earlier worker's records."""
     n, lag_seconds, rss_events, check_processes, judge_url = args
     work.mkdir(parents=True, exist_ok=True)
-    broker = EmbeddedBroker(log=work / "broker.log")
-    bootstrap = broker.start()
-    broker_pid = broker.process.pid if broker.process is not None else None
+    brokers: list[EmbeddedBroker] = []
+    ends: list[tuple[str, int | None]] = []
+
+    def broker() -> tuple[str, int | None]:
+        if phase == "all" and ends:
+            return ends[0]
+        one = EmbeddedBroker(log=work / f"broker{len(brokers)}.log")
+        brokers.append(one)
+        ends.append((one.start(), one.process.pid if one.process is not None else None))
+        return ends[-1]
+
     procs: list[subprocess.Popen[bytes]] = []
     try:
         return run_phases(
             events,
-            bootstrap,
+            broker,
             work,
             procs,
             n,
@@ -119,7 +129,6 @@ def _on_broker(
             rounds,
             check_processes,
             judge_url,
-            broker_pid,
             phase=phase,
             rates=rates,
             name=name,
@@ -127,7 +136,8 @@ def _on_broker(
     finally:
         for proc in procs:
             _stop(proc)
-        broker.stop()
+        for one in brokers:
+            one.stop()
 
 
 def merge_rounds(parts: list[dict[str, Any]]) -> dict[str, Any]:

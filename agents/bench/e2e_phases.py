@@ -10,6 +10,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +52,7 @@ RATE_SUFFIX = "_events_per_s"
 
 def run_phases(
     events: list[bytes],
-    bootstrap: str,
+    broker: Callable[[], tuple[str, int | None]],
     work: Path,
     procs: list[subprocess.Popen[bytes]],
     n: int,
@@ -60,16 +61,17 @@ def run_phases(
     rounds: int,
     check_processes: int = 1,
     judge_url: str | None = None,
-    broker_pid: int | None = None,
     *,
     phase: str = "all",
     rates: dict[str, Any] | None = None,
     name: str = "",
 ) -> dict[str, Any]:
-    """`name`: what the progress line calls the rounds (default "round r/rounds")."""
+    """`broker()`: a broker (bootstrap, pid) for the next worker: a new one each call, or the one
+    they share. `name`: what the progress line calls the rounds (default "round r/rounds")."""
     out: dict[str, Any] = {"throughput_events": n, "partitions": PARTITIONS, "rounds": rounds}
-    client = {"bootstrap_servers": bootstrap}
-    pt = load_settings(bootstrap_servers=bootstrap, topic_prefix="pt.", partitions=PARTITIONS)
+    pt_broker = broker()
+    client = {"bootstrap_servers": pt_broker[0]}
+    pt = load_settings(bootstrap_servers=pt_broker[0], topic_prefix="pt.", partitions=PARTITIONS)
     pt_specs = {
         "answers": TopicSpec("answers", "pt.answers", PARTITIONS),
         "out": TopicSpec("out", "pt.out", PARTITIONS),
@@ -79,12 +81,13 @@ def run_phases(
     if phase == "paced":  # the judge-on monitor takes part in the rounds only
         mons = [m for m in mons if m.full]
     for m in mons:
-        _start_monitor(m, bootstrap, work)
+        m.bootstrap, m.broker_pid = broker()
+        _start_monitor(m, m.bootstrap, work)
         assert m.proc is not None
         procs.append(m.proc)
     passthrough = _spawn(
         ["agents.bench.e2e", "passthrough"],
-        _env(bootstrap, "pt.", "bench-pt", free_port(), work),
+        _env(pt_broker[0], "pt.", "bench-pt", free_port(), work),
         work / "passthrough.log",
     )
     procs.append(passthrough)
@@ -97,11 +100,11 @@ def run_phases(
     asyncio.run(_publish(pt, "pt.answers", renamed(events, warm, "ptwarm"), None))
     for m in mons:
         weight = _tagged_answers("warm")
-        asyncio.run(_read(bootstrap, _topic(m, "scores"), warm, timeout=600, weight=weight))
-    asyncio.run(_read(bootstrap, "pt.out", warm, timeout=600, weight=_tagged_values("ptwarm")))
+        asyncio.run(_read(m.bootstrap, _topic(m, "scores"), warm, timeout=600, weight=weight))
+    asyncio.run(_read(pt_broker[0], "pt.out", warm, timeout=600, weight=_tagged_values("ptwarm")))
 
     if phase != "paced":
-        _rounds(out, mons, pt, passthrough, bootstrap, events, n, rounds, broker_pid, name)
+        _rounds(out, mons, pt, passthrough, pt_broker, events, n, rounds, name)
     if phase == "rounds":
         return out
     if phase == "paced":
@@ -109,7 +112,7 @@ def run_phases(
         out.update({k: v for k, v in rates.items() if k.endswith(RATE_SUFFIX)})
     # what pt.answers holds before the paced phase, to find the paced answers among
     held = warm + (0 if phase == "paced" else n * rounds)
-    _paced(out, mons, pt, passthrough, bootstrap, events, lag_seconds, rss_events, held)
+    _paced(out, mons, pt, passthrough, pt_broker[0], events, lag_seconds, rss_events, held)
     return out
 
 
@@ -118,11 +121,10 @@ def _rounds(
     mons: list[Monitor],
     pt: Settings,
     passthrough: subprocess.Popen[bytes],
-    bootstrap: str,
+    pt_broker: tuple[str, int | None],
     events: list[bytes],
     n: int,
     rounds: int,
-    broker_pid: int | None,
     name: str,
 ) -> None:
     # --- 1. backlogs, the monitors and the pass-through in turn: the rates of a round are
@@ -137,7 +139,7 @@ def _rounds(
             tag = f"{m.prefix}tp{r}-"
             rate, cpu = _backlog_rate(
                 m.settings,
-                bootstrap,
+                m.bootstrap,
                 _topic(m, "answers"),
                 _topic(m, "scores"),
                 events,
@@ -147,13 +149,13 @@ def _rounds(
                 m.proc,
                 m.busy,
                 m.costs,
-                broker_pid,
+                m.broker_pid,
             )
             m.rates.append(rate)
             m.cpu_us.append(cpu)
         rate, cpu = _backlog_rate(
             pt,
-            bootstrap,
+            pt_broker[0],
             "pt.answers",
             "pt.out",
             events,
@@ -163,7 +165,7 @@ def _rounds(
             passthrough,
             pt_busy,
             pt_costs,
-            broker_pid,
+            pt_broker[1],
         )
         pt_rates.append(rate)
         pt_cpu.append(cpu)
@@ -206,7 +208,7 @@ def _paced(
     mons: list[Monitor],
     pt: Settings,
     passthrough: subprocess.Popen[bytes],
-    bootstrap: str,
+    pt_bootstrap: str,
     events: list[bytes],
     lag_seconds: float,
     rss_events: int,
@@ -220,7 +222,9 @@ def _paced(
         n_lag = max(50, int(rate * lag_seconds))
         asyncio.run(_publish(m.settings, _topic(m, "answers"), renamed(events, n_lag, "lag"), rate))
         records = asyncio.run(
-            _read(bootstrap, _topic(m, "scores"), n_lag, timeout=600, weight=_tagged_answers("lag"))
+            _read(
+                m.bootstrap, _topic(m, "scores"), n_lag, timeout=600, weight=_tagged_answers("lag")
+            )
         )
         lags = sorted(
             r.timestamp / 1000 - entry[1]
@@ -252,9 +256,9 @@ def _paced(
     rate = out["lag_rate_events_per_s"]
     lag_n = max(50, int(rate * lag_seconds))
     asyncio.run(_publish(pt, "pt.answers", renamed(events, lag_n, "ptlag"), rate))
-    inputs = asyncio.run(_read(bootstrap, "pt.answers", held + lag_n, timeout=600))
+    inputs = asyncio.run(_read(pt_bootstrap, "pt.answers", held + lag_n, timeout=600))
     outputs = asyncio.run(
-        _read(bootstrap, "pt.out", lag_n, timeout=600, weight=_tagged_values("ptlag"))
+        _read(pt_bootstrap, "pt.out", lag_n, timeout=600, weight=_tagged_values("ptlag"))
     )
     tagged = [r for r in inputs if b'"event_id": "ptlag' in r.value]
     out["passthrough_lag_same_rate"] = _summary(_lags(tagged, outputs))

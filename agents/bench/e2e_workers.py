@@ -25,6 +25,8 @@ class Monitor:
     settings: Settings | None = None
     proc: subprocess.Popen[bytes] | None = None
     port: int = 0
+    bootstrap: str = ""  # its broker
+    broker_pid: int | None = None
     rates: list[float] = field(default_factory=list)
     cpu_us: list[float] = field(default_factory=list)
     # per round: the machine's CPU share in use, the busiest process's share of one core
