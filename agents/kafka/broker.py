@@ -20,11 +20,16 @@ from typing import IO, Any
 
 from monitor.config.errors import RagmonError
 
-#: Client timeouts that suit tansu, which answers JoinGroup only after half the session timeout.
+#: Client timeouts that suit tansu, which answers JoinGroup only after half the session timeout
+#: and a fetch only at the end of its wait, even when records arrived meanwhile: every record
+#: waits up to the whole fetch wait. At 100 ms instead of 500, a bare Faust pass-through's lag
+#: at 1,250 answers/s went from p50 0.30 / p99 0.67 s to 0.06 / 0.34 s (the monitor's: 0.68 /
+#: 0.99 s to 0.20 / 0.79 s, in-process). A backlog does not wait (every fetch finds records).
 EMBEDDED_TIMEOUTS: dict[str, float] = {
     "broker_session_timeout": 6.0,
     "broker_heartbeat_interval": 1.5,
     "broker_rebalance_timeout": 6.0,
+    "fetch_max_wait_ms": 100,
 }
 
 _PR_SET_PDEATHSIG = 1

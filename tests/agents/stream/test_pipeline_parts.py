@@ -115,6 +115,9 @@ def test_embedded_broker_command_and_env() -> None:
     )
     settings = load_settings(**{k.removeprefix("RAGMON_").lower(): v for k, v in env.items()})
     assert settings.broker_heartbeat_interval == 1.5
+    # tansu answers a fetch at the end of its wait: a short one (an int setting, read as such)
+    assert env["RAGMON_FETCH_MAX_WAIT_MS"] == "100"
+    assert settings.fetch_max_wait_ms == 100 < load_settings().fetch_max_wait_ms
 
 
 def test_repeat_filter_lets_a_message_through_once_per_interval() -> None:
