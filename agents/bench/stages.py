@@ -13,7 +13,8 @@ the stages it calls):
   counters, the entry, the batch's counter flush);
 - audit: the audit record of an audited answer, without its encoding;
 - judge: the judge hook (sampling plan; for a sampled answer the request, built and encoded),
-  with the judge's queue open (every sampled answer builds its request: the worst case);
+  with the judge's queue open (every sampled answer builds its request: the worst case); with a
+  check process the request is built there (`child.judge`) and the worker admits it (`judge`);
 - serialise: JSON encoding of the audit records and the score records;
 - window: the aggregate agent on the score records (parse, dedup, sums, the table entry
   encoded as Faust's JSON changelog value);
@@ -72,6 +73,7 @@ def broker_reference(events: list[bytes], n: int, rounds: int) -> dict[str, Any]
     work = Path(tempfile.mkdtemp(prefix="ragmon-stages-"))
     broker = EmbeddedBroker(log=work / "broker.log")
     bootstrap = broker.start()
+    broker_pid = broker.process.pid if broker.process is not None else None
     procs: list[subprocess.Popen[bytes]] = []
     try:
         pt = load_settings(bootstrap_servers=bootstrap, topic_prefix="pt.", partitions=PARTITIONS)
@@ -94,18 +96,42 @@ def broker_reference(events: list[bytes], n: int, rounds: int) -> dict[str, Any]
         asyncio.run(_read(bootstrap, scores, warm, 600, _tagged_answers("warm")))
         asyncio.run(_read(bootstrap, "pt.out", warm, 600, _tagged_values("ptwarm")))
         pt_cpu, mon_cpu, loads = [], [], []
+        # the broker's CPU per answer while each worked (its share grows with what the
+        # monitor writes: the audit records' bytes, the judge requests)
+        mon_costs: list[tuple[float, list[float]]] = []
+        pt_costs: list[tuple[float, list[float]]] = []
         for r in range(rounds):
             loads.append(os.getloadavg()[0])
             tag = f"mon{r}-"
             weight = _tagged_answers(tag)
             _, cpu = _backlog_rate(
-                mon.settings, bootstrap, answers, scores, events, n, tag, weight, mon.proc
+                mon.settings,
+                bootstrap,
+                answers,
+                scores,
+                events,
+                n,
+                tag,
+                weight,
+                mon.proc,
+                costs=mon_costs,
+                broker_pid=broker_pid,
             )
             mon_cpu.append(cpu)
             tag = f"pt{r}-"
             weight = _tagged_values(tag)
             _, cpu = _backlog_rate(
-                pt, bootstrap, "pt.answers", "pt.out", events, n, tag, weight, passthrough
+                pt,
+                bootstrap,
+                "pt.answers",
+                "pt.out",
+                events,
+                n,
+                tag,
+                weight,
+                passthrough,
+                costs=pt_costs,
+                broker_pid=broker_pid,
             )
             pt_cpu.append(cpu)
         return {
@@ -115,6 +141,10 @@ def broker_reference(events: list[bytes], n: int, rounds: int) -> dict[str, Any]
             "monitor_cpu_us_per_event": statistics.median(mon_cpu),
             "rounds_passthrough_cpu_us": pt_cpu,
             "rounds_monitor_cpu_us": mon_cpu,
+            "monitor_broker_cpu_us_per_event": statistics.median(c[0] for c in mon_costs),
+            "passthrough_broker_cpu_us_per_event": statistics.median(c[0] for c in pt_costs),
+            "rounds_monitor_broker_cpu_us": [c[0] for c in mon_costs],
+            "rounds_passthrough_broker_cpu_us": [c[0] for c in pt_costs],
             "load_average_1min": loads,
         }
     finally:
@@ -157,13 +187,14 @@ def ratios(
     """Each stage's CPU per answer with a check process (`pooled`, judge off) over the
     pass-through's, and the sums the budget names: `worker` (the worker's stages: what it
     adds to its Faust work), `child` (the check process), `judge` (what the judge on adds to
-    the worker, `judged` against `pooled`)."""
+    the worker and its check process together, `judged` against `pooled`: a check process
+    builds the requests)."""
     cpu = pooled["cpu_us_per_event"]
     out = {s: v / passthrough_us for s, v in cpu.items()}
     out["worker"] = pooled["worker_cpu_us_per_event"] / passthrough_us
     child = pooled["in_process_cpu_us_per_event"] - pooled["worker_cpu_us_per_event"]
     out["child"] = child / passthrough_us
-    judge = judged["worker_cpu_us_per_event"] - pooled["worker_cpu_us_per_event"]
+    judge = judged["in_process_cpu_us_per_event"] - pooled["in_process_cpu_us_per_event"]
     out["judge"] = judge / passthrough_us
     return out
 
@@ -186,6 +217,13 @@ def stages_section(args: Any, events: list[bytes]) -> dict[str, Any]:
         rounds = int(os.environ.get("RAGMON_BENCH_STAGES_ROUNDS", "3"))
         ref = broker_reference(events, n, rounds)
         out["broker"] = ref
+        print(
+            f"  through the broker: monitor {ref['monitor_cpu_us_per_event']:.1f} + its broker "
+            f"{ref['monitor_broker_cpu_us_per_event']:.1f}; pass-through "
+            f"{ref['passthrough_cpu_us_per_event']:.1f} + its broker "
+            f"{ref['passthrough_broker_cpu_us_per_event']:.1f} (µs of CPU per answer)",
+            file=sys.stderr,
+        )
         pt = ref["passthrough_cpu_us_per_event"]
         faust = ref["monitor_cpu_us_per_event"] - out["in_process"]["in_process_cpu_us_per_event"]
         out["faust_cpu_us_per_event"] = faust
