@@ -170,5 +170,14 @@ _CJK = [
     r"(?:判断|特定)(?:でき|し)(?:ません|ない)",
 ]
 
-_ABSTAIN_RE = re.compile("|".join(f"(?:{p})" for p in (*_EN, *_FR, *_ES_PT, *_IT, *_DE_NL)), re.I)
+_LATIN = (*_EN, *_FR, *_ES_PT, *_IT, *_DE_NL)
+# Where a match can start: every pattern but two opens with a word boundary before a word
+# character; of the two, one opens with "do"/"does"/"did"/"don't"/"didn't" (also inside a
+# word), the other with the text's start, ".", ":", ";" or a word boundary. With re.I no
+# pattern has a first character the engine can scan for, so it tried all 48 at every position;
+# this look-ahead, true wherever some pattern matches, lets it leave the other positions at
+# once (the same matches, tests/unit/monitor/text/test_refusal_patterns.py; the pattern's time
+# over the dev sets' sentences 1.71 -> 0.71 s).
+_ABSTAIN_START = r"(?=\b\w|^|[.:;d])"
+_ABSTAIN_RE = re.compile(_ABSTAIN_START + "(?:" + "|".join(f"(?:{p})" for p in _LATIN) + ")", re.I)
 _CJK_RE = re.compile("|".join(f"(?:{p})" for p in _CJK))
