@@ -76,6 +76,7 @@ def audit_text(settings: Settings) -> AuditText:
         passage_chars=settings.audit_cited_text_chars,
         context_chars=settings.audit_context_chars,
         answer_chars=settings.audit_answer_chars,
+        passages=settings.audit_passages,
     )
 
 
