@@ -141,3 +141,18 @@ def test_policy_travels_with_its_passage_mode() -> None:
 
     policy = AuditText(passages="reference")
     assert pickle.loads(pickle.dumps(policy)) == policy
+
+
+def test_a_referencing_record_is_a_valid_verdict_record() -> None:
+    """verdict.schema.json (../shared, read-only) makes `cited_text` optional: a record without
+    it, with `span` and `span_page` added, still validates."""
+    import jsonschema
+
+    from tests.conftest import shared_path
+
+    schema = json.loads(shared_path("schema", "verdict.schema.json").read_text())
+    _, _, new = records(event_dict(), 1_000, 160)
+    assert "span" in new["citations"][0] and "cited_text" not in new["citations"][0]
+    jsonschema.Draft202012Validator(schema).validate(new)
+    broken = dict(new, citations=[dict(new["citations"][0], status="maybe")])
+    assert not jsonschema.Draft202012Validator(schema).is_valid(broken)
