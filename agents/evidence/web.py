@@ -38,6 +38,7 @@ from agents.evidence.params import (
     parse_query,
     unknown_app,
 )
+from agents.evidence.passages import fill_passages
 from agents.evidence.review import REVIEW_PATH, review_enabled, review_forms, review_handler
 from agents.evidence.source import audit_topic, decoded, read_one, read_window
 from agents.kafka.topics import topic_specs
@@ -88,7 +89,7 @@ async def evidence_report(
     missing = unknown_app(query.app, window.apps, settings.app_allowlist, query.start, query.end)
     if missing is not None:
         raise missing
-    return build_report(
+    report = build_report(
         window.items,
         query,
         settings.audit_sample_rate,
@@ -96,6 +97,10 @@ async def evidence_report(
         truncated=window.truncated,
         looked_until=after,
     )
+    # lean records' passages, cut from their answers (before the caller's redaction pass)
+    async with _READS:
+        await fill_passages(settings, report["answers"], topic_specs(settings)["answers"].name)
+    return report
 
 
 def install(

@@ -1,10 +1,11 @@
 """The audit trail: verdict records of sampled and failing answers, to the `audit` topic and as
 structlog JSON lines to a rotating file (or stdout), with optional redaction of texts.
 
-Every failing answer is audited (most of a typical stream), so the record is lean by default:
-the verdict record without the resolved evidence (`cited_text` is optional in
-verdict.schema.json; RAGMON_AUDIT_CITED_TEXT_CHARS keeps up to that many characters of it).
-The record's `source` (topic, partition, offset) leads back to the answer and its documents.
+Every failing answer is audited (most of a typical stream), so the record references the cited
+passages by default (RAGMON_AUDIT_PASSAGES=reference: each passage's `span` in its document,
+no `cited_text`, which is optional in verdict.schema.json); the record's `source` (topic,
+partition, offset) leads back to the answer and its documents, where the evidence page cuts
+the passages out again (agents/evidence/passages.py). RAGMON_AUDIT_PASSAGES=copy copies them.
 """
 
 from __future__ import annotations
@@ -76,6 +77,7 @@ def audit_text(settings: Settings) -> AuditText:
         passage_chars=settings.audit_cited_text_chars,
         context_chars=settings.audit_context_chars,
         answer_chars=settings.audit_answer_chars,
+        passages=settings.audit_passages,
     )
 
 

@@ -1,8 +1,10 @@
 """Audit records built from a verdict: which answers are audited, and the record's bytes.
 
 A record explains itself (monitor.output.audit_text): the question, the answer, each cited passage
-with its context, model and tenant, as far as RAGMON_AUDIT_TEXT allows; `sampled_for_judge`
-says whether the judge's sampling rule took the answer.
+(by default referenced: its span in the document, cut out again by the evidence page from the
+answer the record's `source` points to; RAGMON_AUDIT_PASSAGES=copy copies it with its context),
+model and tenant, as far as RAGMON_AUDIT_TEXT allows; `sampled_for_judge` says whether the
+judge's sampling rule took the answer.
 
 Pure computation (no logger, no metrics, no producer), so a check process can build the
 records next to the check and hand the worker only their bytes (agents/checking/pool.py).
@@ -87,7 +89,10 @@ class AuditBuilder:
         if reason is None:
             return None
         if self.text is not None:
-            passages = self.text.passage_chars if self.text.level == "all" else 0
+            # None: no passage copied here (referenced by its span, or a level without them)
+            passages: int | None = None
+            if self.text.level == "all" and (self.text.passages == "copy" or event is None):
+                passages = self.text.passage_chars
             record = explain_own(verdict_to_dict(verdict, passages), event, verdict, self.text)
         elif self.cited_text_chars:
             record = verdict_to_dict(verdict, self.cited_text_chars)

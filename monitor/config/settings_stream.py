@@ -154,6 +154,13 @@ class AuditFields(BaseModel):
     audit_cited_text_chars: int = Field(default=1_000, ge=0)
     #: RAGMON_AUDIT_CONTEXT_CHARS: document text kept on either side of a cited span.
     audit_context_chars: int = Field(default=160, ge=0)
+    #: RAGMON_AUDIT_PASSAGES: how a record at RAGMON_AUDIT_TEXT=all keeps each cited passage.
+    #: reference: its place only (document id and the character `span` of the passage in the
+    #: document); the evidence page cuts the passage and its context out of the answer the
+    #: record's `source` points to, while the answers topic still holds it (~2 kB less per
+    #: audited answer). copy: the passage (up to RAGMON_AUDIT_CITED_TEXT_CHARS) and its context
+    #: in the record itself, readable without the answers topic (the records before session 14).
+    audit_passages: Literal["reference", "copy"] = "reference"
     #: RAGMON_AUDIT_ANSWER_CHARS: longest answer kept whole; a longer one keeps its claims only.
     audit_answer_chars: int = Field(default=4_000, ge=0)
     #: RAGMON_REDACT: comma-separated regexes (or "email", "phone") redacted in audit texts.

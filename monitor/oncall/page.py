@@ -61,6 +61,8 @@ def passage(citation: Mapping[str, Any], text_level: object = None) -> str:
             # nothing to quote: the citation points nowhere; the record says where it pointed
             why = citation.get("why") or "the record does not say more (written before `why`)"
             return f'<div class="why">{esc(why)}</div>'
+        if citation.get("passage_missing"):  # referenced, and its answer is gone
+            return f'<span class="meta">({esc(citation["passage_missing"])})</span>'
         if text_level in ("claims", "none"):
             return (
                 f'<span class="meta">(no passage kept: RAGMON_AUDIT_TEXT={esc(text_level)})</span>'

@@ -10,6 +10,12 @@ settings; `level` removes text for those who must not keep it:
 - ``none``: no free text at all, only ids, codes, offsets, verdicts and scores.
 
 RAGMON_REDACT patterns (monitor.output.audit.Redactor) apply on top of any level.
+
+At ``all`` a passage is copied (``passages="copy"``) or referenced (``"reference"``): the record
+keeps where the passage is, a character ``span`` (and ``span_page``) in its document, and the
+evidence page cuts it out of the answer again (monitor.oncall.passages). A passage that cannot
+be found again that way (a json path's rendering, a vendor's quote not in the document) is
+copied either way.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from monitor.records.models import AnswerEvent, CitationResult, Verdict
 
 TextLevel = Literal["all", "claims", "none"]
 TEXT_LEVELS: tuple[str, ...] = ("all", "claims", "none")
+PassageMode = Literal["copy", "reference"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +38,8 @@ class AuditText:
     context_chars: int = 160  # document text kept on either side of a span
     answer_chars: int = 4_000  # the answer kept whole up to this; longer: claims only
     question_chars: int = 1_000
+    #: the full copy here; the settings' default (RAGMON_AUDIT_PASSAGES) is "reference"
+    passages: PassageMode = "copy"
 
     def __reduce__(self) -> tuple[Any, ...]:
         # The compiled core's frozen dataclass cannot be unpickled field by field (its
@@ -44,6 +53,7 @@ class AuditText:
                 self.context_chars,
                 self.answer_chars,
                 self.question_chars,
+                self.passages,
             ),
         )
 
@@ -60,6 +70,50 @@ def bare_marker(raw: str) -> str:
     if "|" not in raw:
         return raw
     return raw.split("|", 1)[0].rstrip() + ("]" if raw.startswith("[") else "")
+
+
+def around(text: str, start: int, end: int, chars: int) -> tuple[str, str]:
+    """Up to `chars` of `text` on either side of [start, end), cut at a word."""
+    before = text[max(0, start - chars) : start]
+    after = text[end : end + chars]
+    # Cut at a whitespace so the context does not start or end mid-word.
+    if start - chars > 0 and " " in before:
+        before = "…" + before[before.index(" ") + 1 :]
+    if end + chars < len(text) and " " in after:
+        after = after[: after.rindex(" ")] + "…"
+    return before, after
+
+
+def passage_span(event: AnswerEvent, result: CitationResult) -> tuple[int, int, int | None] | None:
+    """Where the citation's passage (`cited_text`) is in its document: (start, end, page) such
+    that the document's text (its `page`'s, 1-based, when not None) [start:end] is the passage;
+    None when it is not there to cut out again (no document: a json path's rendering)."""
+    cited = result.cited_text
+    if cited is None or result.doc_id is None:
+        return None
+    doc = event.document(result.doc_id)
+    if doc is None:
+        return None
+    c = result.citation
+    if c.format == "span":
+        # as resolution cut it (and span_context reads around it): the page's text or the whole
+        page: int | None = None
+        text = doc.full_text
+        if doc.pages is not None:
+            page = c.page
+            if page is None or not 1 <= page <= len(doc.pages):
+                return None
+            text = doc.pages[page - 1]
+        start, end = c.range_start, c.range_end
+        if start is None or end is None or end - start != len(cited):
+            return None
+        return (start, end, page) if text.startswith(cited, start) else None
+    text = doc.full_text
+    if cited is text:  # numbered and segment citations cite the whole document
+        return 0, len(text), None
+    # a line range (or a vendor's located passage): the same text, wherever it first occurs
+    found = text.find(cited)
+    return None if found < 0 else (found, found + len(cited), None)
 
 
 def span_context(event: AnswerEvent, result: CitationResult, chars: int) -> tuple[str, str] | None:
@@ -85,14 +139,7 @@ def span_context(event: AnswerEvent, result: CitationResult, chars: int) -> tupl
     start, end = c.range_start, c.range_end
     if not 0 <= start <= end <= len(text):
         return None
-    before = text[max(0, start - chars) : start]
-    after = text[end : end + chars]
-    # Cut at a whitespace so the context does not start or end mid-word.
-    if start - chars > 0 and " " in before:
-        before = "…" + before[before.index(" ") + 1 :]
-    if end + chars < len(text) and " " in after:
-        after = after[: after.rindex(" ")] + "…"
-    return before, after
+    return around(text, start, end, chars)
 
 
 def explain(
@@ -139,7 +186,18 @@ def _explained(
                 out["answer"] = event.answer
             else:
                 out["answer_chars"] = len(event.answer)  # claims carry their sentences
+        referenced = policy.passages == "reference" and event is not None
         for entry, result in zip(citations, verdict.citations, strict=False):  # same order
+            if referenced and event is not None:
+                excerpt = result.citation.excerpt
+                if excerpt is not None:  # the citation's own quote: not in the document
+                    entry["excerpt"] = clip(excerpt, policy.passage_chars)
+                where = passage_span(event, result)
+                if where is not None:
+                    entry["span"] = [where[0], where[1]]
+                    if where[2] is not None:
+                        entry["span_page"] = where[2]
+                    continue
             entry["cited_text"] = clip(result.cited_text, policy.passage_chars)
             around = span_context(event, result, policy.context_chars) if event else None
             if around is not None:

@@ -186,6 +186,10 @@ def run_alert_case(broker: EmbeddedBroker, worker: WorkerProcess, tmp_path: Path
     assert data["answers"][1]["move"] == pytest.approx((1 - 2 * 26 / 76) / 74, abs=1e-6)
     assert len(ranked) == 20 and all(r.startswith("small-") for r in ranked[1:])
     assert data["answers"][0]["sampled_for_judge"] is True
+    # a lean record (RAGMON_AUDIT_PASSAGES=reference): its passage's place only, the page cut
+    # the passage out of the answer on the answers topic
+    cited = data["answers"][0]["citations"][0]
+    assert cited["span"] == [30, 62] and cited["cited_text"] == DOC[30:62]
 
     with urllib.request.urlopen(link, timeout=30) as response:
         # behind the escaping, the page may run no script at all
