@@ -234,7 +234,7 @@ def test_a_check_process_builds_the_requests_the_judges_rule_takes(mix: list[byt
     assert pickle.loads(pickle.dumps(work)).judge == planning
     expected: dict[str, bytes] = {}
     doubtful_skipped = 0
-    for value in mix:
+    for i, value in enumerate(mix):
         event = decode_event(value, work.options)
         assert isinstance(event, AnswerEvent)
         verdict = check_event(event, work.options)
