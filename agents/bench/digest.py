@@ -35,15 +35,14 @@ def digest(events: list[bytes], pooled: bool, batch: int = 256) -> dict[str, Any
 
     from prometheus_client import CollectorRegistry
 
-    from agents.checking.judged import JudgePlanning
     from agents.output.audit import AuditTrail
     from agents.output.outbox import Outbox
     from agents.stream.aggregate import WindowAggregator
     from agents.stream.check_agent import CheckProcessor, RecordMeta
-    from agents.stream.judge_wiring import judge_hook
     from agents.stream.window_store import CountedRecords
-    from agents.telemetry.metrics import AppLabels, build_metrics
+    from agents.telemetry.metrics import build_metrics
     from monitor.config.settings import load_settings
+    from monitor.judge.plan import plan_judge_request
     from monitor.sampling.policy import Sampler, SamplingPolicy
 
     settings = load_settings(judge_enabled=True)
@@ -62,21 +61,22 @@ def digest(events: list[bytes], pooled: bool, batch: int = 256) -> dict[str, Any
         )
     )
 
-    # The worker's judge hook (agents/stream/judge_wiring.py) with the request settings the
-    # digest has always used (6,000 evidence characters, no claim weight), its counters apart
-    # (the digest's counters are the check path's): with a check process the requests are
-    # built there and admitted here
-    planning = JudgePlanning(JUDGE_RATE, JUDGE_RATE, 6_000, 0, sampler.policy.batch_size)
-    judge_metrics = build_metrics(CollectorRegistry())
-    labels = AppLabels(settings.app_allowlist, settings.max_apps)
-    judge_hook(settings, judge_metrics, processor, labels, sampler, lambda: None, planning)
+    def judge(event: Any, verdict: Any, meta: Any) -> None:  # as agents/stream/judge_wiring.py
+        request, _ = plan_judge_request(event, verdict, sampler, now=processor.checked_at)
+        if request is not None:
+            value = json.dumps(request.to_dict(), ensure_ascii=False).encode("utf-8")
+            processor.emit("judge-requests", event.event_id.encode("utf-8"), value)
+
+    processor.hooks.append(judge)
     if pooled:
         # a check process's clock is `CheckWork.check`'s default (time.time): fixed here too
         from agents.checking.work import CheckWork
 
         defaults = CheckWork.check.__defaults__ or ()
         CheckWork.check.__defaults__ = ((lambda: CLOCK), *defaults[1:])
-        processor.work = replace(processor.work, hook_rate=0.0, judge=planning)
+        processor.work = replace(
+            processor.work, hook_rate=0.0, judge_rates=(JUDGE_RATE, JUDGE_RATE)
+        )
     store = CountedRecords(
         {}, settings.window_step_seconds, settings.dedup_horizon_seconds, settings.dedup_max_ids
     )

@@ -72,7 +72,7 @@ def switch_cost_ns(samples: int = 20_000) -> float:
 def _patched(watch: Stopwatch, detail: bool = False) -> Iterator[None]:
     """The worker's functions, timed where the worker's modules look them up; `detail`: also
     the parts of the uncited claims' grounding."""
-    from agents.checking import judged, work
+    from agents.checking import work
     from agents.output import audit_record
     from agents.stream import check_agent
     from monitor import check as check_module
@@ -107,8 +107,6 @@ def _patched(watch: Stopwatch, detail: bool = False) -> Iterator[None]:
             "_entity_swap",
         ):
             maybe(contrast, name, f"grounding.lexical_support.contrasts.{name}")
-    # the judge's request built in a check process ("child.judge")
-    maybe(judged.JudgePlanning, "plan", "judge")
     patch(work, "decode_event", "decode")
     patch(work, "check_event", "check")
     patch(audit_record.AuditBuilder, "build", "audit")

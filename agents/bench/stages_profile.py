@@ -125,6 +125,9 @@ async def _profile(
         settings, metrics, outbox.add, app_labels=labels, audit=audit, clock=clock
     )
     watch = Stopwatch()
+    if pooled:  # as the app factory sets the work up for check processes
+        judge_rates = (JUDGE_RATE, JUDGE_RATE) if judge else None
+        processor.work = replace(processor.work, hook_rate=0.0, judge_rates=judge_rates)
     if judge:
         from agents.stream.judge_wiring import judge_hook
 
@@ -137,11 +140,7 @@ async def _profile(
             )
         )
         hook = judge_hook(settings, metrics, processor, labels, sampler, lambda: None)
-        processor.judge_hook = watch.wrap("judge", hook)
-        processor.judge_planned = watch.wrap("judge", hook.planned)
-    if pooled:  # as the app factory sets the work up for check processes
-        planning = processor.judge_planning if judge else None
-        processor.work = replace(processor.work, hook_rate=0.0, judge=planning)
+        processor.hooks.append(watch.wrap("judge", hook))
     producer = Producer(asyncio.get_running_loop())
     store = CountedRecords(
         ChangelogTable(producer),

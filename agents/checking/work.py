@@ -4,8 +4,7 @@ batches of answers to check processes (agents/checking/pool.py); either way the 
 by `CheckProcessor`, which holds the state (dedup, counters, batches, hooks).
 
 A `Checked` is small and picklable; the answer and its verdict ride along only when a verdict
-hook will look at them (canaries always; `hook_rate` of the rest). The judge's request of an
-answer its sampling rule takes is built here and rides along as bytes (agents/checking/judged.py).
+hook will look at them (canaries always; `hook_rate` of the rest).
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
-from agents.checking.judged import JudgePlanning, PlannedRequest
 from agents.output.audit_record import AuditBuilder, AuditEntry
 from agents.output.dlq import CHECK_ERROR
 from agents.output.records import verdict_vector
@@ -25,7 +23,7 @@ from monitor.config.options import CheckOptions
 from monitor.inputs.decode import decode_event
 from monitor.output.audit import has_failure
 from monitor.records.models import AnswerEvent, ClaimResult, Rejection, Verdict
-from monitor.sampling.policy import hash_fraction
+from monitor.sampling.policy import hash_fraction, is_doubtful
 
 #: (topic, partition, offset, record timestamp in epoch seconds or None)
 Source = tuple[str, int, int, float | None]
@@ -48,7 +46,6 @@ class Checked:
     event: AnswerEvent | None = None  # for verdict hooks
     verdict: Verdict | None = None
     uncited: Tally = ()  # ((verdict,), n) of the uncited claims (grounded in the documents)
-    judge: PlannedRequest | None = None  # built in a check process for the judge's hook
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Back from a check process as the constructor's arguments: a slotted dataclass's
@@ -69,7 +66,6 @@ class Checked:
                 self.event,
                 self.verdict,
                 self.uncited,
-                self.judge,
             ),
         )
 
@@ -111,14 +107,23 @@ def event_time(event: AnswerEvent, record_timestamp: float | None, now: float) -
     return record_timestamp if record_timestamp is not None else now
 
 
-def _wanted(event: AnswerEvent, rate: float) -> bool:
-    """Whether a hook may look at this answer: canaries, and `rate` of the rest (the judge's
-    hook needs neither: its request comes back built)."""
+def _wanted(
+    event: AnswerEvent, verdict: Verdict, rate: float, judge: tuple[float, float] | None
+) -> bool:
+    """Whether a hook may look at this answer: canaries, `rate` of the rest, and what the
+    judge's plan would consider (monitor.judge.plan: the base share, and doubtful answers in the
+    oversampling share; the same hash)."""
     if event.gold_label is not None or event.gold_claims or rate >= 1.0:
         return True
-    if rate <= 0.0:
+    if rate <= 0.0 and judge is None:
         return False
-    return hash_fraction(event.event_id) < rate
+    u = hash_fraction(event.event_id)
+    if u < rate:
+        return True
+    if judge is None:
+        return False
+    base, oversample = judge
+    return u < base or (u < oversample and is_doubtful(verdict))
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,15 +134,15 @@ class CheckWork:
     audit: AuditBuilder | None = None
     #: share of answers (by event-id hash) whose event and verdict come back for the hooks
     hook_rate: float = 1.0
-    #: the judge's sampling rule and request settings when its hook is installed: a check
-    #: process builds the request of each answer the rule takes (`Checked.judge`)
-    judge: JudgePlanning | None = None
+    #: the judge's (base, oversample) rates when its hook is installed: the answers its plan
+    #: would consider come back too
+    judge_rates: tuple[float, float] | None = None
 
     def __reduce__(self) -> tuple[Any, ...]:
         # The compiled core's frozen CheckOptions cannot be unpickled field by field (its
         # __setattr__ refuses): it travels as its constructor's arguments.
         options = {f.name: getattr(self.options, f.name) for f in fields(self.options)}
-        return (_rebuild, (options, self.audit, self.hook_rate, self.judge))
+        return (_rebuild, (options, self.audit, self.hook_rate, self.judge_rates))
 
     def decode(self, raw: bytes | None) -> AnswerEvent | Rejection:
         return decode_event(raw or b"", self.options)
@@ -159,11 +164,7 @@ class CheckWork:
         if self.audit is not None:
             where = {"topic": source[0], "partition": source[1], "offset": source[2]}
             audit = self.audit.build(verdict, where, event, vector)  # the same counts
-        keep = keep_objects or _wanted(event, self.hook_rate)
-        # in a check process (the worker's own checks have the hook build it)
-        planned = None
-        if self.judge is not None and not keep_objects:
-            planned = self.judge.plan(event, verdict, now)
+        keep = keep_objects or _wanted(event, verdict, self.hook_rate, self.judge_rates)
         claims, uncited = claim_tallies(verdict.claims)
         return Checked(
             event_id=event.event_id,
@@ -179,7 +180,6 @@ class CheckWork:
             event=event if keep else None,
             verdict=verdict if keep else None,
             uncited=uncited,
-            judge=planned,
         )
 
     def run(self, raw: bytes | None, source: Source) -> Checked | Rejection:
@@ -207,9 +207,9 @@ def _rebuild(
     options: dict[str, Any],
     audit: AuditBuilder | None,
     hook_rate: float,
-    judge: JudgePlanning | None,
+    judge_rates: tuple[float, float] | None,
 ) -> CheckWork:
-    return CheckWork(CheckOptions(**options), audit, hook_rate, judge)
+    return CheckWork(CheckOptions(**options), audit, hook_rate, judge_rates)
 
 
 def summary(result: Checked) -> dict[str, Any]:

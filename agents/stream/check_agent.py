@@ -21,7 +21,6 @@ from typing import Any
 
 import structlog
 
-from agents.checking.judged import JudgePlanning, PlannedRequest
 from agents.checking.work import Checked, CheckWork, Source, check_failed, summary
 from agents.output.audit import AuditTrail
 from agents.output.dlq import CHECK_ERROR, dlq_record
@@ -55,8 +54,6 @@ _ABSTAINED = COUNT_FIELDS.index("abstained_answers")
 #: (topic role, key, value) → None. Buffered; the caller publishes after the batch.
 Emit = Callable[[str, bytes | None, bytes], None]
 VerdictHook = Callable[[AnswerEvent, Verdict, "RecordMeta"], None]
-#: the judge's hook for a request a check process built: (request, event id, app as named)
-PlannedHook = Callable[[PlannedRequest, str, str | None], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,12 +93,9 @@ class CheckProcessor:
     ) -> None:
         self.options = settings.check_options()
         self.work = CheckWork(self.options, audit.builder if audit is not None else None)
-        #: the judge's hook (set by install_judge): on the answer and its verdict when they
-        #: are here, else (`judge_planned`) on the request a check process built, with the
-        #: settings it built it with (`judge_planning`, agents/checking/judged.py)
-        self.judge_hook: VerdictHook | None = None
-        self.judge_planned: PlannedHook | None = None
-        self.judge_planning: JudgePlanning | None = None
+        #: the judge hook's (base, oversample) rates: a check process sends back whole the
+        #: answers its plan would consider (agents/checking/work.py); set by install_judge
+        self.judge_rates: tuple[float, float] | None = None
         self.metrics = metrics
         self.emit = emit
         self.labels = app_labels or AppLabels(settings.app_allowlist, settings.max_apps)
@@ -175,8 +169,6 @@ class CheckProcessor:
                     hook(result.event, result.verdict, meta)
                 except Exception:  # a hook's bug must not cost the answers after this one
                     log.exception("verdict hook failed", event_id=result.event_id, **meta.source())
-        if self.judge_hook is not None or self.judge_planned is not None:
-            self._judge(result, meta)
         self.processed["checked"] += 1
         if self._debug:
             log.debug(
@@ -192,24 +184,6 @@ class CheckProcessor:
                 **summary(result),
             )
         return Outcome("checked", result.event_id, app, verdict=result.verdict)
-
-    def _judge(self, result: Checked, meta: RecordMeta) -> None:
-        """The judge's hook, after the others: on the request a check process built, else on
-        the answer and its verdict when they are here (a check process with the judge's
-        settings builds the request of every answer its rule takes, canaries included: an
-        answer back whole without one is not taken)."""
-        try:
-            if result.judge is not None:
-                if self.judge_planned is not None:
-                    self.judge_planned(result.judge, result.event_id, result.app)
-            elif (
-                self.judge_hook is not None
-                and result.event is not None
-                and result.verdict is not None
-            ):
-                self.judge_hook(result.event, result.verdict, meta)
-        except Exception:  # a hook's bug must not cost the answers after this one
-            log.exception("judge hook failed", event_id=result.event_id, **meta.source())
 
     def flush(self) -> None:
         """End of a batch: one score record per app, counters and the exemplar-carrying

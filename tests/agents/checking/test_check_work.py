@@ -13,14 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import agents.checking.work as check_work
-from agents.checking.judged import JudgePlanning, request_bytes
 from agents.checking.work import Checked, CheckWork, tally
 from agents.output.audit_record import AuditBuilder, AuditEntry
 from agents.output.records import COUNT_FIELDS, verdict_vector
 from monitor.check import check_event
 from monitor.config.options import CheckOptions
 from monitor.inputs.decode import decode_event
-from monitor.judge.plan import prepare_request
 from monitor.output.audit import Redactor, has_failure
 from monitor.records.models import AnswerEvent, Claim, ClaimResult, Rejection, Support
 from monitor.sampling.policy import hash_fraction, is_doubtful
@@ -227,47 +225,28 @@ def test_the_answer_and_verdict_come_back_for_canaries_and_the_hook_rate_share()
     assert _returned(0.4) <= _returned(0.6)
 
 
-def test_a_check_process_builds_the_requests_the_judges_rule_takes(mix: list[bytes]) -> None:
+def test_what_the_judges_plan_would_consider_comes_back(mix: list[bytes]) -> None:
     base, oversample = 0.1, 0.6
-    planning = JudgePlanning(base, oversample, max_evidence_chars=900, claim_cap=3)
-    work = CheckWork(CheckOptions(), hook_rate=0.0, judge=planning)
-    assert pickle.loads(pickle.dumps(work)).judge == planning
-    expected: dict[str, bytes] = {}
-    doubtful_skipped = 0
-    for i, value in enumerate(mix):
+    work = CheckWork(CheckOptions(), hook_rate=0.0, judge_rates=(base, oversample))
+    assert pickle.loads(pickle.dumps(work)).judge_rates == (base, oversample)
+    expected, doubtful_skipped = set(), 0
+    for value in mix:
         event = decode_event(value, work.options)
         assert isinstance(event, AnswerEvent)
-        verdict = check_event(event, work.options)
         u = hash_fraction(event.event_id)
-        doubtful = is_doubtful(verdict)
+        doubtful = is_doubtful(check_event(event, work.options))
         if u < base or (u < oversample and doubtful):
-            reason = "base" if u < base else "oversample"
-            # what the worker's hook would build from the answer, at the check's clock
-            request = prepare_request(event, verdict, reason, base, 900, 5.0, 3)
-            expected[event.event_id] = request_bytes(request)
+            expected.add(event.event_id)
         elif u < oversample:
             doubtful_skipped += 1
     assert 0 < len(expected) < len(mix) and doubtful_skipped > 0  # every branch is exercised
-    got: dict[str, bytes] = {}
+    got = set()
     for i, value in enumerate(mix):
-        event = decode_event(value, work.options)
-        assert isinstance(event, AnswerEvent)
-        result = work.check(event, ("answers", 0, i, None), 0.0, lambda: 5.0, False)
-        result = pickle.loads(pickle.dumps(result))
-        assert result.event is None and result.verdict is None  # only the request comes back
-        if result.judge is not None:
-            got[result.event_id] = result.judge.value
-            assert result.judge.items == len(json.loads(result.judge.value)["items"])
+        result = work.run(value, ("answers", 0, i, None))
+        assert isinstance(result, Checked)
+        if result.verdict is not None:
+            got.add(result.event_id)
     assert got == expected
-
-
-def test_the_worker_builds_no_request_in_check_process_form() -> None:
-    # the worker's own checks (keep_objects) leave the request to its hook
-    work = CheckWork(CheckOptions(), hook_rate=0.0, judge=JudgePlanning(1.0, 1.0))
-    event = decode_event(raw(HAND), work.options)
-    assert isinstance(event, AnswerEvent)
-    assert work.check(event, SOURCE, 0.0).judge is None
-    assert work.check(event, SOURCE, 0.0, keep_objects=False).judge is not None
 
 
 def test_check_keeps_the_objects_for_the_in_process_hooks() -> None:
