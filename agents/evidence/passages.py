@@ -17,10 +17,10 @@ from typing import Any
 import structlog
 
 from agents.kafka.reader import Message, read_topic
-from monitor.config.errors import RagmonError
+from monitor.config.options import CheckOptions
 from monitor.config.settings import Settings
 from monitor.inputs.decode import decode_event
-from monitor.oncall.passages import fill, referenced
+from monitor.oncall.passages import NO_SOURCE, UNDECODABLE, elsewhere, fill, gone, referenced
 from monitor.records.models import AnswerEvent
 
 log = structlog.get_logger("ragmon.evidence")
@@ -73,28 +73,46 @@ async def fill_passages(
     reader = read or (lambda topic, w: read_answers(settings, topic, w))
     try:
         got = await reader(answers_topic, wanted) if wanted else {}
-    except RagmonError as exc:  # the broker is unreachable: the page still shows the records
-        log.warning("evidence page could not read the answers topic", error=str(exc))
+    # The page still shows the records whatever the read did: the broker unreachable at the
+    # start (RagmonError) or gone in the middle (aiokafka's own errors).
+    except Exception as exc:
+        said = str(exc)
+        if not said.startswith(f"cannot read {answers_topic}"):
+            said = f"cannot read {answers_topic}: {said or type(exc).__name__}"
+        log.warning("evidence page could not read the answers topic", error=said)
         for answer, _ in todo:
-            for c in answer.get("citations") or ():
-                if referenced(c):
-                    c["passage_missing"] = f"cannot read {answers_topic}: {exc}"
+            answer["citations"] = [dict(c) for c in answer.get("citations") or ()]
+            fill(answer["citations"], said, 0, 0)
         return
     options = settings.check_options()
     for answer, src in todo:
-        event: AnswerEvent | None = None
-        topic = src[0] if src else answers_topic
-        message = got.get(src[1]) if src and src[0] == answers_topic else None
-        if message is not None and message.value is not None:
-            decoded = decode_event(message.value, options)
-            if isinstance(decoded, AnswerEvent) and decoded.event_id == answer.get("event_id"):
-                event = decoded
         # a copy: the report's citations may be the audit item's own parsed record
         answer["citations"] = citations = [dict(c) for c in answer.get("citations") or ()]
         fill(
             citations,
-            event,
-            topic,
+            _answer(answer, src, got, answers_topic, options),
             settings.audit_cited_text_chars,
             settings.audit_context_chars,
         )
+
+
+def _answer(
+    answer: Mapping[str, Any],
+    src: tuple[str, Where] | None,
+    got: Mapping[Where, Message],
+    answers_topic: str,
+    options: CheckOptions,
+) -> AnswerEvent | str:
+    """The record's answer decoded as the check decoded it, or why there is none."""
+    if src is None:
+        return NO_SOURCE
+    if src[0] != answers_topic:
+        return elsewhere(src[0], answers_topic)
+    message = got.get(src[1])
+    if message is None or message.value is None:
+        return gone(answers_topic)
+    decoded = decode_event(message.value, options)
+    if not isinstance(decoded, AnswerEvent):
+        return UNDECODABLE
+    # another answer at that offset: the topic was recreated since
+    return decoded if decoded.event_id == answer.get("event_id") else gone(answers_topic)

@@ -99,11 +99,11 @@ async def read_topic(
             return
         c.assign(tps)
         ends = await c.end_offsets(tps)
+        begins = await c.beginning_offsets(tps)
         if only:
-            async for message in _read_exact(c, topic, list(only), ends):
+            async for message in _read_exact(c, topic, list(only), begins, ends):
                 yield message
             return
-        begins = await c.beginning_offsets(tps)
         first = await _offsets_at(c, tps, start, ends) if start is not None else dict(begins)
         pending = set(tps)
         for tp in tps:
@@ -137,11 +137,17 @@ async def read_topic(
 
 
 async def _read_exact(
-    c: AIOKafkaConsumer, topic: str, wanted: list[tuple[int, int]], ends: dict[Any, int]
+    c: AIOKafkaConsumer,
+    topic: str,
+    wanted: list[tuple[int, int]],
+    begins: dict[Any, int],
+    ends: dict[Any, int],
 ) -> AsyncIterator[Message]:
     for partition, offset in wanted:
         tp = TopicPartition(topic, partition)
-        if tp not in ends or offset < 0:  # (`ends` may be low: see read_topic)
+        # Below the log's start (past retention) the seek would be reset to the end and the
+        # fetches below would wait there for nothing. (`ends` may be low: see read_topic.)
+        if tp not in ends or offset < max(0, begins.get(tp, 0)):
             continue
         c.seek(tp, offset)
         for _ in range(4):  # a record fetch is one round trip; bounded retries on empty

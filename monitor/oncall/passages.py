@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from monitor.output.audit_text import around, clip
+from monitor.output.audit_text import around, clip, text_crc32
 from monitor.records.models import AnswerEvent
 
 
@@ -21,7 +21,16 @@ def gone(topic: object) -> str:
     return f"the answer's record is no longer on {topic}: passage not shown"
 
 
-NOT_THERE = "the answer's record no longer holds this passage (another document?): not shown"
+def elsewhere(topic: object, read: object) -> str:
+    """The record's answer is on a topic the page does not read (renamed since)."""
+    return f"the record's answer is on {topic}, the page reads {read}: passage not shown"
+
+
+NO_SOURCE = "the record names no answer (no source): passage not shown"
+UNDECODABLE = "the answer no longer decodes with the page's settings: passage not shown"
+NOT_THERE = (
+    "the answer no longer holds this passage (its document reads differently now): not shown"
+)
 
 
 def referenced(citation: Mapping[str, Any]) -> bool:
@@ -35,7 +44,8 @@ def cut(
 ) -> dict[str, str] | None:
     """`cited_text` (and, for a valid character-span citation, `context_before` and
     `context_after`) cut from `event` by the citation's stored span; None when the span does
-    not fit the event's document."""
+    not fit the event's document or the text under it is not the passage the record saw
+    (`span_crc32`)."""
     span = citation.get("span")
     doc_id = citation.get("doc_id")
     if not isinstance(span, list) or len(span) != 2 or not isinstance(doc_id, str):
@@ -53,6 +63,8 @@ def cut(
         return None
     if not 0 <= start <= end <= len(text):
         return None
+    if citation.get("span_crc32") != text_crc32(text[start:end]):
+        return None
     out = {"cited_text": clip(text[start:end], passage_chars) or ""}
     # the copying record's context: valid character-span citations only (span_context)
     if context_chars > 0 and citation.get("status") == "valid" and citation.get("format") == "span":
@@ -62,18 +74,17 @@ def cut(
 
 def fill(
     citations: list[dict[str, Any]],
-    event: AnswerEvent | None,
-    topic: object,
+    event: AnswerEvent | str,
     passage_chars: int,
     context_chars: int,
 ) -> None:
     """Each referenced citation given its passage cut from `event` (in place), or
-    `passage_missing` saying why not (`event` None: the answer is gone from `topic`)."""
+    `passage_missing` saying why not (`event` a string: why there is no answer to cut from)."""
     for entry in citations:
         if not referenced(entry):
             continue
-        got = None if event is None else cut(entry, event, passage_chars, context_chars)
+        got = None if isinstance(event, str) else cut(entry, event, passage_chars, context_chars)
         if got is None:
-            entry["passage_missing"] = gone(topic) if event is None else NOT_THERE
+            entry["passage_missing"] = event if isinstance(event, str) else NOT_THERE
         else:
             entry.update(got)

@@ -20,6 +20,7 @@ copied either way.
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -82,6 +83,14 @@ def around(text: str, start: int, end: int, chars: int) -> tuple[str, str]:
     if end + chars < len(text) and " " in after:
         after = after[: after.rindex(" ")] + "…"
     return before, after
+
+
+def text_crc32(text: str) -> int:
+    """A referenced passage's fingerprint: the page cuts the passage out of the answer decoded
+    again with the page's code and settings, and a document built differently since (another
+    input format, an upgrade) could put other text under the same span. CRC-32 of the UTF-8
+    (lone surrogates escaped) is enough to notice that; it is not a security check."""
+    return zlib.crc32(text.encode("utf-8", "surrogatepass"))
 
 
 def passage_span(event: AnswerEvent, result: CitationResult) -> tuple[int, int, int | None] | None:
@@ -186,22 +195,22 @@ def _explained(
                 out["answer"] = event.answer
             else:
                 out["answer_chars"] = len(event.answer)  # claims carry their sentences
-        referenced = policy.passages == "reference" and event is not None
         for entry, result in zip(citations, verdict.citations, strict=False):  # same order
-            if referenced and event is not None:
+            if policy.passages == "reference" and event is not None:
                 excerpt = result.citation.excerpt
                 if excerpt is not None:  # the citation's own quote: not in the document
                     entry["excerpt"] = clip(excerpt, policy.passage_chars)
                 where = passage_span(event, result)
-                if where is not None:
+                if where is not None and result.cited_text is not None:
                     entry["span"] = [where[0], where[1]]
                     if where[2] is not None:
                         entry["span_page"] = where[2]
+                    entry["span_crc32"] = text_crc32(result.cited_text)
                     continue
             entry["cited_text"] = clip(result.cited_text, policy.passage_chars)
-            around = span_context(event, result, policy.context_chars) if event else None
-            if around is not None:
-                entry["context_before"], entry["context_after"] = around
+            context = span_context(event, result, policy.context_chars) if event else None
+            if context is not None:
+                entry["context_before"], entry["context_after"] = context
     else:
         for entry in citations:
             entry.pop("cited_text", None)

@@ -15,7 +15,7 @@ from monitor.check import check_event
 from monitor.config.errors import BrokerUnavailable
 from monitor.config.settings import load_settings
 from monitor.inputs.decode import decode_event
-from monitor.oncall.passages import gone
+from monitor.oncall.passages import NO_SOURCE, UNDECODABLE, elsewhere, gone
 from monitor.records.models import AnswerEvent
 
 TOPIC = "ragmon.answers"
@@ -66,7 +66,7 @@ def test_one_read_cuts_each_answers_passage_and_says_why_not_otherwise() -> None
     # offset 2 holds another answer (the topic was recreated): not this one's passage
     assert other["citations"][0]["passage_missing"] == gone(TOPIC)
     assert away["citations"][0]["passage_missing"] == gone(TOPIC)
-    assert renamed["citations"][0]["passage_missing"] == gone("old")
+    assert renamed["citations"][0]["passage_missing"] == elsewhere("old", TOPIC)
 
 
 def test_an_unreadable_topic_and_a_stricter_page_show_no_passage() -> None:
@@ -80,3 +80,23 @@ def test_an_unreadable_topic_and_a_stricter_page_show_no_passage() -> None:
     before = json.dumps(strict)
     asyncio.run(fill_passages(load_settings(audit_text="claims"), [strict], TOPIC, down))
     assert json.dumps(strict) == before  # the page's own RAGMON_AUDIT_TEXT=claims: not read
+
+
+def test_a_read_failing_midway_and_records_without_an_answer_say_why() -> None:
+    async def breaks(name: str, wanted: list[tuple[int, int]]) -> dict[tuple[int, int], Message]:
+        raise TimeoutError()  # aiokafka's own errors after the consumer started
+
+    lost = entry("a", 1)
+    asyncio.run(fill_passages(load_settings(), [lost], TOPIC, breaks))
+    assert lost["citations"][0]["passage_missing"] == f"cannot read {TOPIC}: TimeoutError"
+
+    topic = {(0, 1): Message(0, 1, None, None, b'{"event_id": "a"}')}  # no answer: a rejection
+
+    async def read(name: str, wanted: list[tuple[int, int]]) -> dict[tuple[int, int], Message]:
+        return {w: topic[w] for w in wanted if w in topic}
+
+    nameless, rejected = entry("a", 1), entry("a", 1)
+    del nameless["source"]
+    asyncio.run(fill_passages(load_settings(), [nameless, rejected], TOPIC, read))
+    assert nameless["citations"][0]["passage_missing"] == NO_SOURCE
+    assert rejected["citations"][0]["passage_missing"] == UNDECODABLE

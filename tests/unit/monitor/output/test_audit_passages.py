@@ -6,6 +6,7 @@ RAGMON_AUDIT_CONTEXT_CHARS), for any document and any span, line range or whole 
 from __future__ import annotations
 
 import json
+import zlib
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -44,7 +45,7 @@ def test_a_span_citation_is_referenced_by_its_page_and_offsets() -> None:
     # the rest of the record is the copying one's
     for c_old, c_new in zip(old["citations"], new["citations"], strict=True):
         gone_keys = PASSAGE_KEYS if "span" in c_new else ()
-        assert {k: v for k, v in c_new.items() if k not in ("span", "span_page")} == {
+        assert {k: v for k, v in c_new.items() if k not in ("span", "span_page", "span_crc32")} == {
             k: v for k, v in c_old.items() if k not in gone_keys
         }
     assert {k: v for k, v in new.items() if k != "citations"} == {
@@ -63,19 +64,30 @@ def test_a_passage_without_a_document_is_still_copied() -> None:
 def test_fill_cuts_or_says_why_not() -> None:
     event, _, new = records(event_dict(), 1_000, 160)
     here = [dict(c) for c in new["citations"]]
-    fill(here, event, "ragmon.answers", 1_000, 160)
+    fill(here, event, 1_000, 160)
     assert here[0]["cited_text"] == DOC[12:35] and "passage_missing" not in here[0]
     assert here[1] == new["citations"][1]  # not referenced: left as it is
     away = [dict(c) for c in new["citations"]]
-    fill(away, None, "ragmon.answers", 1_000, 160)
+    fill(away, gone("ragmon.answers"), 1_000, 160)
     assert away[0]["passage_missing"] == gone("ragmon.answers")
     assert gone("ragmon.answers") == (
         "the answer's record is no longer on ragmon.answers: passage not shown"
     )
     other, _ = checked(event_dict(documents=[{"id": "other.pdf", "text": DOC}]))
     moved = [dict(c) for c in new["citations"]]
-    fill(moved, other, "ragmon.answers", 1_000, 160)
+    fill(moved, other, 1_000, 160)
     assert moved[0]["passage_missing"] == NOT_THERE
+    # the same document read differently now (another input format, an upgrade): the span
+    # still fits, but the text under it is not the passage the record saw
+    reworded = DOC[:12] + DOC[12:35].upper() + DOC[35:]
+    assert reworded != DOC and len(reworded) == len(DOC)
+    changed, _ = checked(event_dict(documents=[{"id": "r.pdf", "pages": [reworded]}]))
+    assert changed.document("r.pdf") is not None
+    again = [dict(c) for c in new["citations"]]
+    fill(again, changed, 1_000, 160)
+    assert again[0]["passage_missing"] == NOT_THERE
+    assert cut(new["citations"][0], changed, 1_000, 160) is None
+    assert new["citations"][0]["span_crc32"] == zlib.crc32(DOC[12:35].encode())
     assert referenced(new["citations"][0]) and not referenced(here[0])
 
 
