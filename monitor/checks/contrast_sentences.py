@@ -21,12 +21,16 @@ _ASCII_TOKEN_RE = re.compile(r"[a-z0-9]+(?:'[a-z0-9]+)?")
 # a sentence ends at [.!?] before white space (not inside "4.2" or "U.S.A") or at a line break
 # ... or where a word of two lower-case letters or more runs into a capital ("diet.These": a
 # missing space, not an abbreviation like "U.S.A" or "Ph.D"); closing quotes and brackets
-# after the mark belong to the sentence it ends ('He asked "why not?" The crowd ...')
+# after the mark belong to the sentence it ends ('He asked "why not?" The crowd ...'), unless
+# the sentence goes on in lower case ('"Did sales fall?" he asked', "(up 12%!) grew")
 _CLOSERS = "\"'”’)]"
 _CLOSERS_CLASS = _CLOSERS.replace("]", "\\]")
+# what follows a mark that ends a sentence; `(?![a-z\s])` after `\s+` so that backtracking to
+# fewer spaces cannot step over a line break to a lower-case word
+_ENDS = rf"(?:\s|$|[{_CLOSERS_CLASS}]+(?:\s+(?![a-z\s])|$))"
 _SENTENCE_RE = re.compile(
-    rf"(?:[^.!?\n]|(?<![a-z][a-z])[.!?](?![{_CLOSERS_CLASS}]*(?:\s|$))"
-    rf"|[.!?](?![{_CLOSERS_CLASS}]*(?:\s|$)|[A-Z]))+(?:[.!?]+[{_CLOSERS_CLASS}]*|\n|$)"
+    rf"(?:[^.!?\n]|(?<![a-z][a-z])[.!?](?!{_ENDS})"
+    rf"|[.!?](?!{_ENDS}|[A-Z]))+(?:[.!?]+[{_CLOSERS_CLASS}]*|\n|$)"
 )
 # A source that says it does not know how many ("it wasn't clear how many were killed")
 # supports no definite count ("the strike killed thousands"); a claim that hedges may stand.
@@ -164,19 +168,22 @@ def verbatim(claim: str, evidence: str, core: str | None = None) -> bool:
     while start >= 0:
         end = start + len(core)
         after = evidence[end : end + 1]
-        if _opens(evidence[:start].rstrip()) and (not after or after in ".!?;\n"):
+        opens = _opens(evidence[:start].rstrip(), evidence[start : start + 1])
+        if opens and (not after or after in ".!?;\n"):
             return True
         start = evidence.find(core, start + 1)
     return False
 
 
-def _opens(before: str) -> bool:
-    """A sentence or clause may start after `before` (the evidence up to a claim found in it,
-    white space stripped): nothing, a sentence end with any closing quotes and brackets after
-    it ('He asked "why not?" The crowd ...'), a line break, a colon or a semicolon."""
+def _opens(before: str, first: str) -> bool:
+    """A sentence or clause may start at `first` after `before` (the evidence up to a claim
+    found in it, white space stripped): nothing, a sentence end with closing quotes and
+    brackets after it when `first` is not a lower-case letter ('He asked "why not?" The
+    crowd ...', as _SENTENCE_RE reads it), a bare sentence end, a line break, a colon or a
+    semicolon."""
     if not before:
         return True
     if before[-1] in _CLOSERS:
         bare = before.rstrip(_CLOSERS)
-        return bool(bare) and bare[-1] in ".!?"
+        return bool(bare) and bare[-1] in ".!?" and not "a" <= first <= "z"
     return before[-1] in ".!?\n:;"

@@ -193,6 +193,13 @@ def test_a_quote_followed_by_more_of_the_sentence_does_not_end_it() -> None:
         "They failed.",
     ]
     assert _texts('Its name, "Go!", stuck.') == ['Its name, "Go!", stuck.']
+    # ... nor does white space and a lower-case word after it: the sentence goes on
+    assert _texts('"Did sales fall?" he asked. Nobody knew.') == [
+        '"Did sales fall?" he asked.',
+        "Nobody knew.",
+    ]
+    assert _texts("Revenue (up 12%!) grew in 2023.") == ["Revenue (up 12%!) grew in 2023."]
+    assert not verbatim("he asked.", '"Did sales fall?" he asked.')
 
 
 _LOWER = st.text(alphabet="abcdefgh", min_size=1, max_size=6)
