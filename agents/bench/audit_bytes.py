@@ -24,7 +24,7 @@ def audit_bytes(events: list[bytes]) -> dict[str, Any]:
     from agents.telemetry.metrics import build_metrics
     from monitor.config.settings import load_settings
 
-    settings = load_settings()
+    settings = load_settings(audit_log="")  # log lines would mix with the figures on stdout
     metrics = build_metrics(CollectorRegistry())
     outbox = Outbox()
     trail = AuditTrail(
@@ -58,7 +58,7 @@ def audit_bytes(events: list[bytes]) -> dict[str, Any]:
 
 
 def _size(value: Any) -> int:
-    return len(json.dumps(value, ensure_ascii=False).encode())
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
 
 
 def main(argv: list[str]) -> int:
@@ -69,7 +69,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if not args.file.is_file():
         parser.error(f"no such file: {args.file}")
-    out = audit_bytes(args.file.read_bytes().splitlines())
+    out = audit_bytes([line for line in args.file.read_bytes().splitlines() if line.strip()])
     print(json.dumps(out, indent=2))
     return 0
 
