@@ -225,18 +225,27 @@ def _phases(
 
     # 2. human labels imported: pairs, the judge's error, the human scale
     label_import(ns, broker.bootstrap, first.import_rows, tmp_path / "labels.jsonl")
-    positives = sum(1 for _, h in first.pairs if h == "not_supported")
-    key_pos = _key(
-        "ragmon_calibration_labels", app=APP, model="_all", rate="hallucination", human="positive"
-    )
-    wait_until(
-        lambda: (
-            gauges(worker).get(key_pos) == positives
-            and gauges(worker).get(_key("ragmon_rate_scale_human", app=APP, rate="support")) == 1
-        ),
-        120,
-        what="every judged claim paired with its human label",
-    )
+    # every pair in, for both rates: the labels arrive over several fetches, and a gauge read
+    # between two of them (one rate's pairs complete, the other's not) is not the final one
+    counts = {
+        _key("ragmon_calibration_labels", app=APP, model="_all", rate=rate, human=human): n
+        for rate in ("support", "hallucination")
+        for table in [judge_error(first.pairs, rate)]
+        for human, n in (
+            ("positive", table.sensitivity.trials),
+            ("negative", table.specificity.trials),
+        )
+    }
+    assert sum(1 for _, h in first.pairs if h == "not_supported") in counts.values()
+
+    def paired() -> bool:
+        m = gauges(worker)
+        return all(m.get(k) == n for k, n in counts.items()) and all(
+            m.get(_key("ragmon_rate_scale_human", app=APP, rate=r)) == 1
+            for r in ("support", "hallucination")
+        )
+
+    wait_until(paired, 120, what="every judged claim paired with its human label")
     m = gauges(worker)
     for rate in ("support", "hallucination"):
         table = judge_error(first.pairs, rate)
