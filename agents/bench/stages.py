@@ -14,7 +14,7 @@ the stages it calls):
 - audit: the audit record of an audited answer, without its encoding;
 - judge: the judge hook (sampling plan; for a sampled answer the request, built and encoded),
   with the judge's queue open (every sampled answer builds its request: the worst case); with a
-  check process the request is built there (`child.judge`) and the worker admits it (`judge`);
+  check process the worker builds it, from the answer and verdict the check process sends back;
 - serialise: JSON encoding of the audit records and the score records;
 - window: the aggregate agent on the score records (parse, dedup, sums, the table entry
   encoded as Faust's JSON changelog value);
@@ -187,8 +187,8 @@ def ratios(
     """Each stage's CPU per answer with a check process (`pooled`, judge off) over the
     pass-through's, and the sums the budget names: `worker` (the worker's stages: what it
     adds to its Faust work), `child` (the check process), `judge` (what the judge on adds to
-    the worker and its check process together, `judged` against `pooled`: a check process
-    builds the requests)."""
+    the worker and its check process together, `judged` against `pooled`: the check process
+    sends back the sampled answers whole, the worker builds their requests)."""
     cpu = pooled["cpu_us_per_event"]
     out = {s: v / passthrough_us for s, v in cpu.items()}
     out["worker"] = pooled["worker_cpu_us_per_event"] / passthrough_us

@@ -159,7 +159,8 @@ class AuditFields(BaseModel):
     #: document); the evidence page cuts the passage and its context out of the answer the
     #: record's `source` points to, while the answers topic still holds it (~2 kB less per
     #: audited answer). copy: the passage (up to RAGMON_AUDIT_CITED_TEXT_CHARS) and its context
-    #: in the record itself, readable without the answers topic (the records written before this setting existed).
+    #: in the record itself, readable without the answers topic (the only form before this
+    #: setting existed).
     audit_passages: Literal["reference", "copy"] = "reference"
     #: RAGMON_AUDIT_ANSWER_CHARS: longest answer kept whole; a longer one keeps its claims only.
     audit_answer_chars: int = Field(default=4_000, ge=0)
