@@ -187,14 +187,15 @@ def ratios(
     """Each stage's CPU per answer with a check process (`pooled`, judge off) over the
     pass-through's, and the sums the budget names: `worker` (the worker's stages: what it
     adds to its Faust work), `child` (the check process), `judge` (what the judge on adds to
-    the worker and its check process together, `judged` against `pooled`: the check process
-    sends back the sampled answers whole, the worker builds their requests)."""
+    the worker, where the requests are built, `judged` against `pooled`; the check process's
+    share, sending the sampled answers back whole, is in `child.ipc`: a difference of the two
+    whole check processes would carry the check's own run-to-run spread, larger than that)."""
     cpu = pooled["cpu_us_per_event"]
     out = {s: v / passthrough_us for s, v in cpu.items()}
     out["worker"] = pooled["worker_cpu_us_per_event"] / passthrough_us
     child = pooled["in_process_cpu_us_per_event"] - pooled["worker_cpu_us_per_event"]
     out["child"] = child / passthrough_us
-    judge = judged["in_process_cpu_us_per_event"] - pooled["in_process_cpu_us_per_event"]
+    judge = judged["worker_cpu_us_per_event"] - pooled["worker_cpu_us_per_event"]
     out["judge"] = judge / passthrough_us
     return out
 
