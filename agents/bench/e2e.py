@@ -168,10 +168,20 @@ def _section(args: Any, events: list[bytes]) -> dict[str, Any]:
         throughput_events=int(os.environ.get("RAGMON_BENCH_E2E_EVENTS", "10000")),
         rss_events=int(os.environ.get("RAGMON_BENCH_RSS_EVENTS", "100000")),
         rounds=int(os.environ.get("RAGMON_BENCH_E2E_ROUNDS", getattr(args, "e2e_rounds", 3))),
-        check_processes=int(os.environ.get("RAGMON_BENCH_CHECK_PROCESSES", "1")),
+        check_processes=_check_processes(os.environ.get("RAGMON_BENCH_CHECK_PROCESSES", "auto")),
         judge=os.environ.get("RAGMON_BENCH_E2E_JUDGE", "1") != "0",
         fresh=os.environ.get("RAGMON_BENCH_E2E_FRESH", "1") != "0",
     )
+
+
+def _check_processes(value: str) -> int:
+    """The pooled monitor's check processes: a number, or "auto" for what a worker on this
+    machine gets by default (RAGMON_CHECK_PROCESSES' own rule)."""
+    if value.strip().lower() != "auto":
+        return int(value)
+    from monitor.config.settings import load_settings
+
+    return load_settings(check_processes="auto").check_processes
 
 
 SECTIONS = {"e2e": _section}

@@ -34,7 +34,7 @@ def register(sub: Any) -> None:
         "--check-processes",
         metavar="N|auto",
         help="run the checks in N more processes, on more cores (RAGMON_CHECK_PROCESSES; "
-        "0: in the worker process; default auto: 1 on two or more CPUs, else 0)",
+        "0: in the worker process; default auto: 2 on two or more CPUs, else 0)",
     )
     p.add_argument("--partitions", type=int, help="partitions of topics ragmon creates")
     p.add_argument(

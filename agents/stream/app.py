@@ -223,4 +223,9 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
         rapp.check_pool = batches.pool = CheckPool(
             work, settings.check_processes, on_restart=metrics.check_process_restarts.inc
         )
+        # Two batches per process out (one being checked, one waiting) and one more: then the
+        # worker helps (agents/stream/check_batch.py); one beyond that before the agent waits.
+        batches.help_at = 2 * settings.check_processes + 1 if settings.check_help else None
+        batches.depth = 2 * settings.check_processes + 2
+        batches.on_help = metrics.check_worker_answers.inc
     return rapp

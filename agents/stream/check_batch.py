@@ -17,6 +17,14 @@ process, and counted here when its results come back, while the next batch is co
 agent sends a full batch, then waits for the oldest while more than `depth` are out. "Pending"
 then covers the batch being collected and the ones out, and a commit waits for all of them in
 the same way.
+
+When the check processes fall behind (`help_at` batches out and not done, RAGMON_CHECK_HELP),
+the worker checks the next batch itself, with the same `CheckWork` the processes run, instead
+of waiting idle for theirs: on a busy stream the worker's own work takes about half a core and
+the checks the rest of the machine, so its spare CPU goes to the checks. The batch joins the
+queue of batches out as one already done, so results are still counted in the order the answers
+came. The price: an answer that kills the process checking it (a crash in compiled code, the
+OOM killer) kills the worker when the worker is the one checking it.
 """
 
 from __future__ import annotations
@@ -29,7 +37,7 @@ from typing import Any
 
 import structlog
 
-from agents.checking.pool import CheckPool, Results
+from agents.checking.pool import Batch, CheckPool, Results
 from agents.output.outbox import Outbox, Publish
 from agents.stream.check_agent import CheckProcessor, RecordMeta
 
@@ -49,6 +57,8 @@ class CheckBatches:
         clock: Callable[[], float] = time.monotonic,
         pool: CheckPool | None = None,
         depth: int = 2,
+        help_at: int | None = None,
+        on_help: Callable[[int], None] | None = None,
     ) -> None:
         self.processor = processor
         self.outbox = outbox
@@ -61,6 +71,9 @@ class CheckBatches:
         self._lock = asyncio.Lock()
         self.pool = pool
         self.depth = depth
+        #: the worker checks a batch itself when this many batches out are not done (None: never)
+        self.help_at = help_at
+        self.on_help = on_help  # gets the number of answers the worker checked itself
         self.collected: Collected = []
         self.out: deque[tuple[Collected, asyncio.Future[Results]]] = deque()
         self._pool_start: asyncio.Future[str] | None = None
@@ -128,7 +141,24 @@ class CheckBatches:
         batch, self.collected = self.collected, []
         if batch:
             work = [(raw, meta.where()) for raw, meta in batch]
+            if self.help_at is not None and self._behind() >= self.help_at:
+                self.out.append((batch, self._check_here(pool, work)))
+                return
             self.out.append((batch, asyncio.ensure_future(pool.run(work))))
+
+    def _behind(self) -> int:
+        return sum(1 for _, future in self.out if not future.done())
+
+    def _check_here(self, pool: CheckPool, work: Batch) -> asyncio.Future[Results]:
+        """The batch checked in this process; its results in a future already done."""
+        future: asyncio.Future[Results] = asyncio.get_running_loop().create_future()
+        try:
+            future.set_result(pool.work.run_batch(work))
+        except Exception as exc:  # not what an answer does: handled as a failed pool batch
+            future.set_exception(exc)
+        if self.on_help is not None:
+            self.on_help(len(work))
+        return future
 
     async def _count_oldest(self) -> None:
         """Count the oldest batch out (waiting for it) and publish its records."""

@@ -94,6 +94,7 @@ class Metrics:
     duplicates: Counter
     publish_errors: Counter
     check_process_restarts: Counter
+    check_worker_answers: Counter
     human: HumanMetrics  # the judge against people; the human-scale rates
     abstained_answers: Counter
     abstention_ratio: Gauge
@@ -273,6 +274,11 @@ def build_metrics(registry: CollectorRegistry) -> Metrics:
         check_process_restarts=counter(
             "check_process_restarts",
             "Check processes (RAGMON_CHECK_PROCESSES) started again after one died.",
+        ),
+        check_worker_answers=counter(
+            "check_worker_answers",
+            "Answers the worker checked itself while its check processes were behind "
+            "(RAGMON_CHECK_HELP).",
         ),
         human=build_human_metrics(registry),
         abstained_answers=counter(

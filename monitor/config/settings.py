@@ -118,7 +118,7 @@ class Settings(
     @classmethod
     def _auto_check_processes(cls, value: Any) -> Any:
         if isinstance(value, str) and value.strip().lower() == "auto":
-            return 1 if usable_cpus() >= 2 else 0
+            return 2 if usable_cpus() >= 2 else 0
         return value
 
     @classmethod

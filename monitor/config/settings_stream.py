@@ -67,10 +67,16 @@ class WorkerFields(BaseModel):
     #: RAGMON_CONCURRENCY: parallel instances of the check agent per partition set.
     concurrency: int = Field(default=1, ge=1)
     #: RAGMON_CHECK_PROCESSES: processes that run the checks beside the worker's own, on other
-    #: cores (0 = in the worker process: one core, ~0.6 of a bare Faust agent's rate; 1: ~0.9 on
-    #: two cores; on a single core 0 is as fast). "auto" (the default): 1 when this process may
-    #: run on two or more CPUs (affinity mask and cgroup CPU quota), else 0. See docs/guarantees.md.
+    #: cores (0 = in the worker process: one core, ~0.45 of a bare Faust agent's rate). "auto"
+    #: (the default): 2 when this process may run on two or more CPUs (affinity mask and cgroup
+    #: CPU quota), else 0: an answer's checks cost about twice the worker's own work on it, so
+    #: two check processes keep pace with one worker; on two CPUs the three share the cores
+    #: (measured: 0.87 of a pass-through against 0.69 with one). See docs/guarantees.md.
     check_processes: int = Field(default="auto", ge=0, le=64, validate_default=True)
+    #: RAGMON_CHECK_HELP: when the check processes fall behind (two batches each out and one
+    #: more), the worker checks the next batch itself instead of waiting for theirs (its spare
+    #: CPU; an answer that crashes the checker then crashes the worker). false: never.
+    check_help: bool = True
     #: RAGMON_CHECK_BATCH_SIZE: answers the check agent takes at a time (outputs are published
     #: per batch: one score record per app, metrics updated once).
     check_batch_size: int = Field(default=256, ge=1)

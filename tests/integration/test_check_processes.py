@@ -153,11 +153,12 @@ def pool_started(worker: GroupWorker, timeout: float = 60.0) -> dict[str, Any]:
 # --- 1. same figures as the in-process checks -----------------------------------------------
 
 
-@pytest.mark.parametrize("processes", [1, 0])
+@pytest.mark.parametrize("processes", [2, 1, 0])
 def test_check_processes_count_what_the_offline_checks_count(
     broker: Any, group_workers: Workers, processes: int
 ) -> None:
-    """With a check process, and (the same figures) with the checks in the worker process."""
+    """With two check processes (the default on 2+ CPUs: the worker helps them when they fall
+    behind), one, and (the same figures) with the checks in the worker process."""
     from monitor.check import check_bytes
     from monitor.config.settings import load_settings
     from monitor.output.audit import audit_reason
@@ -190,7 +191,7 @@ def test_check_processes_count_what_the_offline_checks_count(
     assert worker.proc is not None
     if processes:
         started = pool_started(worker)
-        assert started["processes"] == 1
+        assert started["processes"] == processes
         worker_core = worker.logged("worker starting")
         assert worker_core is not None
         # the children run the worker's core (the worker also says why when it is pure)

@@ -412,3 +412,93 @@ async def test_pooled_flush_ends_with_the_batches_out_when_it_began() -> None:
     await task
     await batches.flush()
     assert log == [scores(0, 1), scores(2, 3), scores(4, 5)]
+
+
+# --- the worker helps (RAGMON_CHECK_HELP) -------------------------------------------------------
+async def test_the_worker_checks_a_batch_itself_when_the_processes_are_behind() -> None:
+    log: list[str] = []
+    batches, _, pool = make_pooled(log, size=2, depth=4, hold=True)
+    helped: list[int] = []
+    batches.help_at, batches.on_help = 2, helped.append
+    stream = Stream(log)
+    task = asyncio.ensure_future(batches.run(stream))
+    for i in range(10):
+        stream.feed(i, answer(i))
+    await settle()
+    # two batches out and not done: the third is checked here, and so are the fourth and the
+    # fifth (the processes' two are still not done); then more than `depth` (4) are out and
+    # the agent waits for the oldest (taken off the queue to be waited for)
+    assert pool.batches == [["e0", "e1"], ["e2", "e3"]]
+    assert helped == [2, 2, 2] and len(batches.out) == 4 and log == []
+    pool.gates[1].set()  # a younger batch done: nothing is counted before the oldest
+    await settle()
+    assert log == []
+    pool.gates[0].set()
+    await settle()
+    # every batch counted in the order its answers came, the ones checked here included
+    assert log == [scores(0, 1), scores(2, 3), scores(4, 5), scores(6, 7), scores(8, 9)]
+    stream.queue.put_nowait(None)
+    await task
+    assert batches.processor.processed == {"checked": 10}
+    assert sum(helped) + sum(map(len, pool.batches)) == 10
+
+
+class PacedStream(Stream):
+    """Answers that arrive one loop turn apart: the processes' results come back meanwhile."""
+
+    async def events(self) -> AsyncIterator[Event]:
+        async for event in super().events():
+            await asyncio.sleep(0)
+            yield event
+
+
+async def test_the_worker_does_not_help_while_the_processes_keep_up() -> None:
+    log: list[str] = []
+    batches, _, pool = make_pooled(log, size=2, depth=4)  # results come back at once
+    helped: list[int] = []
+    batches.help_at, batches.on_help = 1, helped.append
+    stream = PacedStream(log)
+    for i in range(9):
+        stream.feed(i, answer(i))
+    stream.queue.put_nowait(None)
+    await batches.run(stream)
+    await batches.flush()
+    assert helped == [] and sum(map(len, pool.batches)) == 9
+    assert len(log) == 5 and batches.processor.processed == {"checked": 9}
+
+
+async def test_help_off_waits_for_the_processes() -> None:
+    log, batches, pool, _, task = await running(2, 4, 12)
+    assert batches.help_at is None  # CheckBatches' default; the app sets RAGMON_CHECK_HELP's
+    assert len(pool.batches) == 5 and log == []  # all sent, the agent waiting for the oldest
+    for gate in pool.gates:
+        gate.set()
+    await settle()
+    task.cancel()
+
+
+async def test_a_helped_batch_that_raises_is_checked_answer_by_answer() -> None:
+    """Not what an answer does (run_batch turns a check's exception into a rejection): the
+    batch is handled as a failed pool batch, each answer checked again by the processor."""
+
+    class Broken:
+        def run_batch(self, batch: list[Any]) -> list[Any]:
+            raise MemoryError("no room")
+
+    log: list[str] = []
+    batches, _, pool = make_pooled(log, size=2, depth=4, hold=True)
+    batches.help_at = 1
+    stream = Stream(log)
+    task = asyncio.ensure_future(batches.run(stream))
+    real, pool.work = pool.work, Broken()  # type: ignore[assignment]
+    for i in range(4):
+        stream.feed(i, answer(i))
+    await settle()
+    assert pool.batches == [["e0", "e1"]]  # the second batch was checked here, and raised
+    pool.work = real
+    pool.gates[0].set()
+    stream.queue.put_nowait(None)
+    await task
+    await batches.flush()
+    assert log == [scores(0, 1), scores(2, 3)]
+    assert batches.processor.processed == {"checked": 4}

@@ -42,13 +42,13 @@ def test_check_processes_auto_follows_the_usable_cpus(monkeypatch: pytest.Monkey
     import monitor.config.settings as settings_module
 
     monkeypatch.delenv("RAGMON_CHECK_PROCESSES", raising=False)
-    for cpus, expected in ((1, 0), (2, 1), (16, 1)):
+    for cpus, expected in ((1, 0), (2, 2), (16, 2)):
         monkeypatch.setattr(settings_module, "usable_cpus", lambda cpus=cpus: cpus)
         assert load_settings().check_processes == expected
         assert load_settings(check_processes="Auto").check_processes == expected
         assert load_settings(check_processes=3).check_processes == 3
     monkeypatch.setenv("RAGMON_CHECK_PROCESSES", "auto")
-    assert load_settings().check_processes == 1
+    assert load_settings().check_processes == 2
     monkeypatch.setenv("RAGMON_CHECK_PROCESSES", "0")
     assert load_settings().check_processes == 0
     with pytest.raises(ConfigError, match="check_processes"):

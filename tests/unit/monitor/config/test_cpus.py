@@ -167,6 +167,6 @@ def test_check_processes_auto_reads_the_quota(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(cpus, "cgroup_cpu_limit", lambda root=None: 1)
     assert load_settings().check_processes == 0
     monkeypatch.setattr(cpus, "cgroup_cpu_limit", lambda root=None: 2)
-    assert load_settings().check_processes == 1
+    assert load_settings().check_processes == 2
     monkeypatch.setattr(cpus, "cgroup_cpu_limit", lambda root=None: None)
-    assert load_settings().check_processes == 1
+    assert load_settings().check_processes == 2
