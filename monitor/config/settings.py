@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import AliasChoices, SecretStr, field_validator
+from pydantic import AliasChoices, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -119,6 +119,16 @@ class Settings(
     def _auto_check_processes(cls, value: Any) -> Any:
         if isinstance(value, str) and value.strip().lower() == "auto":
             return 2 if usable_cpus() >= 2 else 0
+        return value
+
+    @field_validator("check_help", mode="before")
+    @classmethod
+    def _auto_check_help(cls, value: Any, info: ValidationInfo) -> Any:
+        if isinstance(value, str) and value.strip().lower() == "auto":
+            # Help fills a core the check processes leave idle; where they and the worker
+            # already have more processes than cores, it only stalls the worker's loop
+            processes = info.data.get("check_processes")
+            return isinstance(processes, int) and 0 < processes < usable_cpus()
         return value
 
     @classmethod

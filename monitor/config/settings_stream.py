@@ -75,8 +75,11 @@ class WorkerFields(BaseModel):
     check_processes: int = Field(default="auto", ge=0, le=64, validate_default=True)
     #: RAGMON_CHECK_HELP: when the check processes fall behind (two batches each out and one
     #: more), the worker checks the next batch itself instead of waiting for theirs (its spare
-    #: CPU; an answer that crashes the checker then crashes the worker). false: never.
-    check_help: bool = True
+    #: CPU; an answer that crashes the checker then crashes the worker). "auto" (the default):
+    #: on when the worker and its check processes leave a usable CPU idle (one check process on
+    #: two CPUs), off when they already outnumber the CPUs (two on two: measured, helping there
+    #: only stalls the worker).
+    check_help: bool = Field(default="auto", validate_default=True)
     #: RAGMON_CHECK_BATCH_SIZE: answers the check agent takes at a time (outputs are published
     #: per batch: one score record per app, metrics updated once).
     check_batch_size: int = Field(default=256, ge=1)

@@ -179,3 +179,23 @@ def test_demo_final_summary() -> None:
         "  dead letters: none",
         "  alerts that fired: none",
     ]
+
+
+def test_check_help_auto_fills_an_idle_cpu_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    import monitor.config.settings as settings_module
+
+    monkeypatch.delenv("RAGMON_CHECK_HELP", raising=False)
+    monkeypatch.delenv("RAGMON_CHECK_PROCESSES", raising=False)
+    # (usable CPUs, check processes) → helps: only where worker + processes leave a CPU idle
+    cases = {(2, 1): True, (2, 2): False, (4, 2): True, (4, 3): True, (4, 4): False, (1, 0): False}
+    for (cpus, processes), expected in cases.items():
+        monkeypatch.setattr(settings_module, "usable_cpus", lambda cpus=cpus: cpus)
+        assert load_settings(check_processes=processes).check_help is expected, (cpus, processes)
+    monkeypatch.setattr(settings_module, "usable_cpus", lambda: 2)
+    assert load_settings().check_help is False  # auto: two check processes on two CPUs
+    monkeypatch.setenv("RAGMON_CHECK_HELP", "true")
+    assert load_settings().check_help is True
+    monkeypatch.setenv("RAGMON_CHECK_HELP", "auto")
+    assert load_settings(check_processes=1).check_help is True
+    with pytest.raises(ConfigError, match="check_help"):
+        load_settings(check_help="sometimes")
