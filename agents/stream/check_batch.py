@@ -20,8 +20,10 @@ the same way.
 
 When the check processes fall behind (`help_at` batches out and not done, RAGMON_CHECK_HELP),
 the worker checks the next batch itself, with the same `CheckWork` the processes run, instead
-of waiting idle for theirs: on a busy stream the worker's own work takes about half a core and
-the checks the rest of the machine, so its spare CPU goes to the checks. The batch joins the
+of waiting idle for theirs: on a busy stream the worker's own work takes about half a core, so
+where a core would otherwise idle (one check process on two CPUs; the settings' `auto`) its
+spare CPU goes to the checks. Where the processes already outnumber the cores it only stalls
+the worker's loop (docs/guarantees.md, session 15). The batch joins the
 queue of batches out as one already done, so results are still counted in the order the answers
 came. The price: an answer that kills the process checking it (a crash in compiled code, the
 OOM killer) kills the worker when the worker is the one checking it.

@@ -157,8 +157,9 @@ def pool_started(worker: GroupWorker, timeout: float = 60.0) -> dict[str, Any]:
 def test_check_processes_count_what_the_offline_checks_count(
     broker: Any, group_workers: Workers, processes: int
 ) -> None:
-    """With two check processes (the default on 2+ CPUs: the worker helps them when they fall
-    behind), one, and (the same figures) with the checks in the worker process."""
+    """With two check processes (the default on 2+ CPUs), one (where, on two CPUs, the worker
+    helps it when it falls behind), and (the same figures) with the checks in the worker
+    process."""
     from monitor.check import check_bytes
     from monitor.config.settings import load_settings
     from monitor.output.audit import audit_reason
