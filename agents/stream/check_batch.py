@@ -23,10 +23,10 @@ the worker checks the next batch itself, with the same `CheckWork` the processes
 of waiting idle for theirs: on a busy stream the worker's own work takes about half a core, so
 where a core would otherwise idle (one check process on two CPUs; the settings' `auto`) its
 spare CPU goes to the checks. Where the processes already outnumber the cores it only stalls
-the worker's loop (docs/guarantees.md, session 15). The batch joins the
-queue of batches out as one already done, so results are still counted in the order the answers
-came. The price: an answer that kills the process checking it (a crash in compiled code, the
-OOM killer) kills the worker when the worker is the one checking it.
+the worker's loop (docs/guarantees.md, session 15). The batch joins the queue of batches out as
+one already done, so results are still counted in the order the answers came. The price: an
+answer that kills the process checking it (a crash in compiled code, the OOM killer) kills the
+worker when the worker is the one checking it.
 """
 
 from __future__ import annotations

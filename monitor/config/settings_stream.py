@@ -71,7 +71,7 @@ class WorkerFields(BaseModel):
     #: (the default): 2 when this process may run on two or more CPUs (affinity mask and cgroup
     #: CPU quota), else 0: an answer's checks cost about twice the worker's own work on it, so
     #: two check processes keep pace with one worker; on two CPUs the three share the cores
-    #: (measured: 0.87 of a pass-through against 0.69 with one). See docs/guarantees.md.
+    #: (measured on two: 0.93-0.94 of a pass-through against 0.74 with one). See docs/guarantees.md.
     check_processes: int = Field(default="auto", ge=0, le=64, validate_default=True)
     #: RAGMON_CHECK_HELP: when the check processes fall behind (two batches each out and one
     #: more), the worker checks the next batch itself instead of waiting for theirs (its spare
