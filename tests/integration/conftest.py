@@ -18,7 +18,7 @@ import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import pytest
 from prometheus_client import CollectorRegistry
@@ -83,10 +83,18 @@ class WorkerProcess:
     """`python -m agents.cli worker` in a subprocess, with its own metrics port."""
 
     popen_options: dict[str, Any] = {}  # noqa: RUF012  # read-only: subclasses replace it
+    #: ports handed to workers of this session: two workers made back to back before either
+    #: binds could otherwise get the same free port (seen once in CI: "address already in use")
+    _ports: ClassVar[set[int]] = set()
 
     def __init__(self, bootstrap: str, ns: Namespace, workdir: Path, env: dict[str, str]) -> None:
         self.ns = ns
         self.port = free_port()
+        for _ in range(100):  # bounded: a free port not handed out before is found at once
+            if self.port not in WorkerProcess._ports:
+                break
+            self.port = free_port()
+        WorkerProcess._ports.add(self.port)
         self.log_path = workdir / f"worker-{self.port}.log"
         self.env = {
             **os.environ,
