@@ -63,9 +63,9 @@ def _child_init(work: CheckWork, parent: int) -> None:
     tune_gc()
 
 
-def _child_run(batch: Batch) -> Results:
+def _child_run(batch: Batch, shed: str | None = None) -> Results:
     assert _WORK is not None, "check process not initialised"
-    return _WORK.run_batch(batch)
+    return _WORK.run_batch(batch, shed)
 
 
 def _child_ping(hold: float = 0.0) -> tuple[int, str]:
@@ -140,20 +140,21 @@ class CheckPool:
         if old is not None:
             old.shutdown(wait=False, cancel_futures=True)
 
-    async def run(self, batch: Batch) -> Results:
-        """Results in the batch's order; never raises for what one answer does."""
+    async def run(self, batch: Batch, shed: str | None = None) -> Results:
+        """Results in the batch's order; never raises for what one answer does. `shed`: why the
+        judge sheds load now (`CheckWork.check`), or None."""
         if self._executor is None:
             self._executor = self._new_executor()
         generation = self._generation
         try:
             return await asyncio.get_running_loop().run_in_executor(
-                self._executor, _child_run, batch
+                self._executor, _child_run, batch, shed
             )
         except BrokenProcessPool:
             # which batch killed it is unknown: every batch out sees the same death
             log.error("check process died; starting a new one", batch=len(batch))
             self._restart(generation)
-        return await self._alone(batch)
+        return await self._alone(batch, shed)
 
     def _count_restart(self) -> None:
         self.restarts += 1
@@ -170,10 +171,10 @@ class CheckPool:
             self._private.discard(executor)
             executor.shutdown(wait=False, cancel_futures=True)
 
-    async def _alone(self, batch: Batch) -> Results:
+    async def _alone(self, batch: Batch, shed: str | None = None) -> Results:
         """`batch` checked on a process of its own, halved around an answer that kills it."""
         try:
-            return await self._on_own_process(_child_run, batch)
+            return await self._on_own_process(_child_run, batch, shed)
         except BrokenProcessPool:
             self._count_restart()
         if len(batch) == 1:
@@ -184,7 +185,7 @@ class CheckPool:
             log.error("check process died on one answer; dead-lettered", source=batch[0][1][:3])
             return [Rejection(CHECK_ERROR, "the check process died on this answer")]
         half = len(batch) // 2
-        return await self._alone(batch[:half]) + await self._alone(batch[half:])
+        return await self._alone(batch[:half], shed) + await self._alone(batch[half:], shed)
 
     async def _healthy(self) -> bool:
         """Whether a fresh check process answers a ping."""

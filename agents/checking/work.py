@@ -4,7 +4,8 @@ batches of answers to check processes (agents/checking/pool.py); either way the 
 by `CheckProcessor`, which holds the state (dedup, counters, batches, hooks).
 
 A `Checked` is small and picklable; the answer and its verdict ride along only when a verdict
-hook will look at them (canaries always; `hook_rate` of the rest).
+hook will look at them (canaries always; `hook_rate` of the rest; what the judge's plan would
+consider, unless the batch was sent while the judge sheds load: then only a note of the drop).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from agents.output.records import verdict_vector
 from monitor.check import check_event
 from monitor.config.options import CheckOptions
 from monitor.inputs.decode import decode_event
+from monitor.judge.plan import sample_reason
 from monitor.output.audit import has_failure
 from monitor.records.models import AnswerEvent, ClaimResult, Rejection, Verdict
 from monitor.sampling.policy import hash_fraction, is_doubtful
@@ -46,6 +48,10 @@ class Checked:
     event: AnswerEvent | None = None  # for verdict hooks
     verdict: Verdict | None = None
     uncited: Tally = ()  # ((verdict,), n) of the uncited claims (grounded in the documents)
+    #: (why the judge sheds, why its sample takes the answer) for an answer the judge's plan
+    #: would consider, checked in a batch sent while the judge shed load: the worker counts the
+    #: drop from this note, without the answer and verdict (~11 kB pickled each way)
+    judge_shed: tuple[str, str] | None = None
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Back from a check process as the constructor's arguments: a slotted dataclass's
@@ -66,6 +72,7 @@ class Checked:
                 self.event,
                 self.verdict,
                 self.uncited,
+                self.judge_shed,
             ),
         )
 
@@ -154,8 +161,10 @@ class CheckWork:
         started: float,
         clock: Callable[[], float] = time.time,
         keep_objects: bool = True,
+        shed: str | None = None,
     ) -> Checked:
-        """Raises what a check raises (the caller dead-letters the answer)."""
+        """Raises what a check raises (the caller dead-letters the answer). `shed`: why the
+        judge shed load when the batch was sent (`Decision.reason`), or None."""
         verdict = check_event(event, self.options)
         now = clock()
         duration = time.perf_counter() - started
@@ -164,7 +173,13 @@ class CheckWork:
         if self.audit is not None:
             where = {"topic": source[0], "partition": source[1], "offset": source[2]}
             audit = self.audit.build(verdict, where, event, vector)  # the same counts
-        keep = keep_objects or _wanted(event, verdict, self.hook_rate, self.judge_rates)
+        judge = self.judge_rates if shed is None else None
+        keep = keep_objects or _wanted(event, verdict, self.hook_rate, judge)
+        note = None
+        if not keep and shed is not None and self.judge_rates is not None:
+            why = sample_reason(event, verdict, *self.judge_rates)
+            if why is not None:  # never a canary: `_wanted` keeps those whole
+                note = (shed, why)
         claims, uncited = claim_tallies(verdict.claims)
         return Checked(
             event_id=event.event_id,
@@ -180,9 +195,12 @@ class CheckWork:
             event=event if keep else None,
             verdict=verdict if keep else None,
             uncited=uncited,
+            judge_shed=note,
         )
 
-    def run(self, raw: bytes | None, source: Source) -> Checked | Rejection:
+    def run(
+        self, raw: bytes | None, source: Source, shed: str | None = None
+    ) -> Checked | Rejection:
         """Decode and check one record in a check process; a Rejection for a bad record or a
         check that raised."""
         started = time.perf_counter()
@@ -190,12 +208,14 @@ class CheckWork:
         if isinstance(decoded, Rejection):
             return decoded
         try:
-            return self.check(decoded, source, started, keep_objects=False)
+            return self.check(decoded, source, started, keep_objects=False, shed=shed)
         except Exception as exc:  # a bug in a check must cost one event, not the stream
             return check_failed(decoded, exc)
 
-    def run_batch(self, batch: list[tuple[bytes | None, Source]]) -> list[Checked | Rejection]:
-        return [self.run(raw, source) for raw, source in batch]
+    def run_batch(
+        self, batch: list[tuple[bytes | None, Source]], shed: str | None = None
+    ) -> list[Checked | Rejection]:
+        return [self.run(raw, source, shed) for raw, source in batch]
 
 
 def check_failed(event: AnswerEvent, exc: Exception) -> Rejection:

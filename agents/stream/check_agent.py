@@ -31,6 +31,7 @@ from agents.telemetry.counting import BatchCounters
 from agents.telemetry.metrics import AppLabels, Metrics
 from monitor.config.settings import Settings
 from monitor.records.models import AnswerEvent, Rejection, Verdict
+from monitor.sampling.policy import Decision
 
 log = structlog.get_logger("ragmon.check")
 
@@ -54,6 +55,8 @@ _ABSTAINED = COUNT_FIELDS.index("abstained_answers")
 #: (topic role, key, value) → None. Buffered; the caller publishes after the batch.
 Emit = Callable[[str, bytes | None, bytes], None]
 VerdictHook = Callable[[AnswerEvent, Verdict, "RecordMeta"], None]
+#: counts the judge's drop of an answer a check process sent back as a note (`Checked.judge_shed`)
+ShedHook = Callable[[Checked], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +99,10 @@ class CheckProcessor:
         #: the judge hook's (base, oversample) rates: a check process sends back whole the
         #: answers its plan would consider (agents/checking/work.py); set by install_judge
         self.judge_rates: tuple[float, float] | None = None
+        #: why the judge sheds load now (its queue is full, it is down) or None; and the hook
+        #: that counts the drops noted by check processes meanwhile. Both set by install_judge.
+        self.judge_shedding: Callable[[], Decision | None] | None = None
+        self.shed_hook: ShedHook | None = None
         self.metrics = metrics
         self.emit = emit
         self.labels = app_labels or AppLabels(settings.app_allowlist, settings.max_apps)
@@ -169,6 +176,11 @@ class CheckProcessor:
                     hook(result.event, result.verdict, meta)
                 except Exception:  # a hook's bug must not cost the answers after this one
                     log.exception("verdict hook failed", event_id=result.event_id, **meta.source())
+        elif result.judge_shed is not None and self.shed_hook is not None:
+            try:
+                self.shed_hook(result)
+            except Exception:
+                log.exception("verdict hook failed", event_id=result.event_id, **meta.source())
         self.processed["checked"] += 1
         if self._debug:
             log.debug(
@@ -184,6 +196,14 @@ class CheckProcessor:
                 **summary(result),
             )
         return Outcome("checked", result.event_id, app, verdict=result.verdict)
+
+    def shed_reason(self) -> str | None:
+        """Why the judge sheds load now, for a batch about to go to a check process: its answers
+        then come back as notes of the drop (`CheckWork.check`); None when it does not."""
+        if self.judge_shedding is None:
+            return None
+        decision = self.judge_shedding()
+        return None if decision is None else decision.reason
 
     def flush(self) -> None:
         """End of a batch: one score record per app, counters and the exemplar-carrying

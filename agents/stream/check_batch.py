@@ -143,19 +143,23 @@ class CheckBatches:
         batch, self.collected = self.collected, []
         if batch:
             work = [(raw, meta.where()) for raw, meta in batch]
+            # asked once per batch: while the judge sheds, answers come back as notes of the drop
+            shed = self.processor.shed_reason()
             if self.help_at is not None and self._behind() >= self.help_at:
-                self.out.append((batch, self._check_here(pool, work)))
+                self.out.append((batch, self._check_here(pool, work, shed)))
                 return
-            self.out.append((batch, asyncio.ensure_future(pool.run(work))))
+            self.out.append((batch, asyncio.ensure_future(pool.run(work, shed))))
 
     def _behind(self) -> int:
         return sum(1 for _, future in self.out if not future.done())
 
-    def _check_here(self, pool: CheckPool, work: Batch) -> asyncio.Future[Results]:
+    def _check_here(
+        self, pool: CheckPool, work: Batch, shed: str | None = None
+    ) -> asyncio.Future[Results]:
         """The batch checked in this process; its results in a future already done."""
         future: asyncio.Future[Results] = asyncio.get_running_loop().create_future()
         try:
-            future.set_result(pool.work.run_batch(work))
+            future.set_result(pool.work.run_batch(work, shed))
         except Exception as exc:  # not what an answer does: handled as a failed pool batch
             future.set_exception(exc)
         if self.on_help is not None:

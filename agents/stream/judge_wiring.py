@@ -27,14 +27,15 @@ from agents.telemetry.counting import Children
 from agents.telemetry.metrics import AppLabels
 from monitor.judge.plan import plan_judge_request, sample_reason
 from monitor.oncall.judge_status import judge_dropped_record
-from monitor.output.audit import audit_reason
+from monitor.output.audit import audit_reason, audit_reason_of
 from monitor.records.models import AnswerEvent, Verdict
 from monitor.sampling.policy import Decision, Sampler, SamplingPolicy, hash_fraction
 
 if TYPE_CHECKING:
     import faust
 
-    from agents.stream.check_agent import CheckProcessor, RecordMeta, VerdictHook
+    from agents.checking.work import Checked
+    from agents.stream.check_agent import CheckProcessor, RecordMeta, ShedHook, VerdictHook
     from agents.telemetry.metrics import Metrics
     from monitor.config.settings import Settings
 
@@ -76,8 +77,11 @@ def install_judge(
         judge_hook(settings, metrics, processor, labels, sampler, runner.shedding)
     )
     metrics.judge_enabled.set(1)
-    # a check process sends back whole only the answers this hook's plan may sample
+    # a check process sends back whole only the answers this hook's plan may sample, and while
+    # the judge sheds load only a note of each, counted by the shed hook
     processor.judge_rates = (settings.judge_sample_rate, settings.judge_oversample_rate)
+    processor.judge_shedding = runner.shedding
+    processor.shed_hook = shed_hook(settings, metrics, processor, labels)
     attach_judge_agent(app, runner, channels["judge-requests"])
     return runner
 
@@ -94,6 +98,7 @@ def judge_hook(
     output records (also driven by `ragmon bench --section stages`)."""
     child = Children()  # labels() takes a lock and builds a key: looked up once per label set
     max_chars = settings.judge_max_evidence_chars
+    drop = _dropper(settings, metrics, processor, labels, child)
 
     def sample(event: AnswerEvent, verdict: Verdict, meta: RecordMeta) -> None:
         # A full local queue stands for the judge's: every worker runs a judge agent on its
@@ -113,21 +118,54 @@ def judge_hook(
             if request.estimation:
                 child(metrics.estimation_answers, (labels(event.app), "sent")).inc()
         elif decision.dropped:
-            child(metrics.judge_dropped, (decision.reason,)).inc()
-            if audit_reason(verdict, settings.audit_sample_rate) is not None:
-                # the audited answer says `sampled_for_judge`; the page says what became of it
+            audited = audit_reason(verdict, settings.audit_sample_rate) is not None
+            why = None
+            if audited:  # only the audit record says why it was sampled
                 why = sample_reason(
                     event, verdict, settings.judge_sample_rate, settings.judge_oversample_rate
                 )
-                record = judge_dropped_record(
-                    event.event_id, event.app, decision.reason, processor.checked_at, why
-                )
-                processor.emit("audit", event.event_id.encode("utf-8"), dumps(record))
-            # a drop shrinks the estimates' uniform sample: counted (docs/estimation.md)
-            if hash_fraction(event.event_id) < settings.judge_sample_rate:
-                child(metrics.estimation_answers, (labels(event.app), "dropped")).inc()
+            drop(event.event_id, event.app, decision.reason, why, audited)
 
     return sample
+
+
+def shed_hook(
+    settings: Settings, metrics: Metrics, processor: CheckProcessor, labels: AppLabels
+) -> ShedHook:
+    """Counts the drop of an answer a check process noted (`Checked.judge_shed`) as the judge
+    hook counts one it sheds itself."""
+    drop = _dropper(settings, metrics, processor, labels, Children())
+
+    def shed(result: Checked) -> None:
+        assert result.judge_shed is not None
+        reason, why = result.judge_shed
+        audited = audit_reason_of(result.event_id, result.failed, settings.audit_sample_rate)
+        drop(result.event_id, result.app, reason, why, audited is not None)
+
+    return shed
+
+
+def _dropper(
+    settings: Settings,
+    metrics: Metrics,
+    processor: CheckProcessor,
+    labels: AppLabels,
+    child: Children,
+) -> Callable[[str, str | None, str, str | None, bool], None]:
+    """What a dropped judge request leaves: its counter, the audited answer's record of what
+    became of it, and the estimates' sample shrinking."""
+
+    def drop(event_id: str, app: str | None, reason: str, why: str | None, audited: bool) -> None:
+        child(metrics.judge_dropped, (reason,)).inc()
+        if audited:
+            # the audited answer says `sampled_for_judge`; the page says what became of it
+            record = judge_dropped_record(event_id, app, reason, processor.checked_at, why)
+            processor.emit("audit", event_id.encode("utf-8"), dumps(record))
+        # a drop shrinks the estimates' uniform sample: counted (docs/estimation.md)
+        if hash_fraction(event_id) < settings.judge_sample_rate:
+            child(metrics.estimation_answers, (labels(app), "dropped")).inc()
+
+    return drop
 
 
 def _policed(settings: Settings, publish: Publish) -> Publish:

@@ -55,9 +55,15 @@ def audit_reason(verdict: Verdict, sample_rate: float) -> AuditReason | None:
     """`failure` for every failing answer, `sample` for a hash-chosen share of the rest."""
     if verdict.error is not None:
         return None  # rejected events are in the dead-letter topic, with their bytes
-    if has_failure(verdict):
+    return audit_reason_of(verdict.event_id, has_failure(verdict), sample_rate)
+
+
+def audit_reason_of(event_id: str, failed: bool, sample_rate: float) -> AuditReason | None:
+    """`audit_reason` of a verdict without error, from its event id and `has_failure`: what a
+    check process sends back of an answer whose verdict stays there."""
+    if failed:
         return "failure"
-    if sample_rate > 0 and hash_fraction(verdict.event_id, AUDIT_SALT) < sample_rate:
+    if sample_rate > 0 and hash_fraction(event_id, AUDIT_SALT) < sample_rate:
         return "sample"
     return None
 

@@ -23,10 +23,12 @@ class PoisonWork(CheckWork):
 
     __slots__ = ()
 
-    def run(self, raw: bytes | None, source: Source) -> Checked | Rejection:
+    def run(
+        self, raw: bytes | None, source: Source, shed: str | None = None
+    ) -> Checked | Rejection:
         if raw is not None and MARKER in raw:
             os._exit(EXIT_CODE)
-        return super().run(raw, source)
+        return super().run(raw, source, shed)
 
     def __reduce__(self) -> tuple[Any, ...]:
         # CheckWork.__reduce__ rebuilds a plain CheckWork; the child must get this class.

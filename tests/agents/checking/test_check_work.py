@@ -249,6 +249,43 @@ def test_what_the_judges_plan_would_consider_comes_back(mix: list[bytes]) -> Non
     assert got == expected
 
 
+def test_while_the_judge_sheds_its_share_comes_back_as_notes(mix: list[bytes]) -> None:
+    """A batch sent while the judge sheds: each answer its plan would consider comes back as a
+    note (the drop's reason, why it was sampled) without its answer and verdict; canaries and
+    the hook-rate share still whole; the rest as without a judge."""
+    base, oversample = 0.1, 0.6
+    work = CheckWork(CheckOptions(), hook_rate=0.05, judge_rates=(base, oversample))
+    canary = small("gold-1", gold={"label": "supported"})
+    batch = [(value, ("answers", 0, i, None)) for i, value in enumerate([*mix, canary])]
+    whole = work.run_batch(batch)
+    shed = pickle.loads(pickle.dumps(work.run_batch(batch, "queue_full")))
+    notes: dict[str, str] = {}
+    for before, after in zip(whole, shed, strict=True):
+        assert isinstance(before, Checked) and isinstance(after, Checked)
+        assert before.judge_shed is None  # no note unless the batch was sent while shedding
+        u = hash_fraction(before.event_id)
+        if before.event is None:  # no hook looks at it: no note either
+            assert after.event is None and after.judge_shed is None
+            continue
+        assert before.verdict is not None
+        if before.event_id == "gold-1" or u < 0.05:
+            assert after.event == before.event and after.judge_shed is None
+            continue
+        why = "base" if u < base else "oversample"
+        assert u < oversample and (why == "base" or is_doubtful(before.verdict))
+        assert after.event is None and after.verdict is None
+        assert after.judge_shed == ("queue_full", why)
+        notes[after.event_id] = why
+        # the rest of the result is the same
+        assert (after.vector, after.claims, after.failed) == (
+            before.vector,
+            before.claims,
+            before.failed,
+        )
+    assert set(notes.values()) == {"base", "oversample"}  # both reasons are exercised
+    assert len(notes) > 5
+
+
 def test_check_keeps_the_objects_for_the_in_process_hooks() -> None:
     work = CheckWork(CheckOptions(), hook_rate=0.0)
     event = decode_event(small("evt-1"), work.options)

@@ -10,7 +10,7 @@ from agents.output.audit import AuditTrail
 from agents.output.audit_record import MAX_RECORD_BYTES
 from agents.output.records import COUNT_FIELDS, verdict_vector
 from monitor.config.settings import load_settings
-from monitor.output.audit import Redactor, audit_reason, has_failure
+from monitor.output.audit import Redactor, audit_reason, audit_reason_of, has_failure
 from tests.agents.helpers import citation, claim, fresh_metrics, mixed_verdict, value, verdict
 
 
@@ -39,6 +39,18 @@ def test_sampling_is_a_stable_share_of_event_ids() -> None:
     # Raising the rate only adds events.
     wider = {i for i in ids if audit_reason(healthy(i), 0.2) == "sample"}
     assert {i for i, r in zip(ids, first, strict=True) if r} <= wider
+
+
+@pytest.mark.parametrize("rate", [0.0, 0.1, 0.5, 1.0])
+def test_audit_reason_of_an_id_and_a_failure_is_the_verdicts(rate: float) -> None:
+    """What the worker decides for an answer a check process kept (its id and `failed` only)."""
+    failing = verdict("x", citations=(citation(0, "invalid", "document_not_found"),))
+    assert audit_reason_of("x", True, rate) == audit_reason(failing, rate) == "failure"
+    for i in range(500):
+        event_id = f"evt-{i}"
+        assert audit_reason_of(event_id, False, rate) == audit_reason(healthy(event_id), rate)
+    assert audit_reason_of("evt-1", False, 0.0) is None
+    assert audit_reason_of("evt-1", False, 1.0) == "sample"
 
 
 def test_redaction_of_builtins_and_custom_patterns() -> None:

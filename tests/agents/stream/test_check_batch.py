@@ -15,6 +15,7 @@ from agents.output.outbox import Outbox
 from agents.stream.check_agent import CheckProcessor
 from agents.stream.check_batch import CheckBatches
 from monitor.config.settings import load_settings
+from monitor.sampling.policy import JUDGE_DOWN, QUEUE_FULL, Decision
 from tests.agents.helpers import fresh_metrics, value
 
 
@@ -144,6 +145,7 @@ class FakePool:
         self.hold = hold
         self.fail_start = fail_start
         self.batches: list[list[str]] = []  # the event ids of each batch, in the order sent
+        self.sheds: list[str | None] = []  # what each batch was sent with: why the judge sheds
         self.gates: list[asyncio.Event] = []
         self.closed = False
         self.starts = 0
@@ -155,14 +157,17 @@ class FakePool:
             raise OSError("cannot start check processes")
         return "pure"
 
-    async def run(self, batch: list[tuple[bytes | None, Any]]) -> list[Any]:
+    async def run(
+        self, batch: list[tuple[bytes | None, Any]], shed: str | None = None
+    ) -> list[Any]:
         self.batches.append([event_id(raw) for raw, _ in batch])
+        self.sheds.append(shed)
         gate = asyncio.Event()
         self.gates.append(gate)
         if not self.hold:
             gate.set()
         await gate.wait()
-        return self.work.run_batch(batch)
+        return self.work.run_batch(batch, shed)
 
     def close(self) -> None:
         self.closed = True
@@ -239,6 +244,39 @@ async def test_pooled_batches_go_out_at_their_size_and_the_agent_waits_beyond_de
     await batches.flush()
     assert log == [scores(0, 1), scores(2, 3), scores(4, 5), scores(6, 7), scores(8, 9)]
     assert batches.processor.processed == {"checked": 10}
+
+
+async def test_each_batch_goes_out_with_why_the_judge_sheds_at_that_moment() -> None:
+    """Asked once per batch when it is sent (a check process then notes the judge's drops
+    instead of sending answers back whole), also for a batch the worker checks itself."""
+    log: list[str] = []
+    batches, _, pool = make_pooled(log, size=2, depth=8)
+    shedding: list[Decision | None] = [None, QUEUE_FULL, JUDGE_DOWN]
+    batches.processor.judge_shedding = lambda: shedding[0]
+    stream = Stream(log)
+    task = asyncio.ensure_future(batches.run(stream))
+    for i in range(6):
+        stream.feed(i, answer(i))
+        await settle()
+        if i % 2 and len(shedding) > 1:  # a batch just went out: the judge's state changes
+            shedding.pop(0)
+    assert pool.sheds == [None, "queue_full", "judge_down"]
+    helped: list[str | None] = []
+    real = pool.work
+
+    class Watched:
+        def run_batch(self, batch: list[Any], shed: str | None = None) -> list[Any]:
+            helped.append(shed)
+            return real.run_batch(batch, shed)
+
+    pool.work = Watched()  # type: ignore[assignment]
+    batches.help_at = 0  # the next batch is checked here
+    stream.feed(6, answer(6))
+    stream.feed(7, answer(7))
+    await settle()
+    assert helped == ["judge_down"] and len(pool.sheds) == 3
+    stream.queue.put_nowait(None)
+    await task
 
 
 async def test_pooled_flush_counts_every_batch_out_and_the_one_collected() -> None:
@@ -356,7 +394,7 @@ async def test_pooled_a_failing_pool_has_its_batch_checked_here() -> None:
     log: list[str] = []
     batches, _, pool = make_pooled(log, size=2)
 
-    async def broken(batch: Any) -> Any:
+    async def broken(batch: Any, shed: str | None = None) -> Any:
         raise RuntimeError("the executor is gone")
 
     pool.run = broken  # type: ignore[method-assign]
@@ -482,7 +520,7 @@ async def test_a_helped_batch_that_raises_is_checked_answer_by_answer() -> None:
     batch is handled as a failed pool batch, each answer checked again by the processor."""
 
     class Broken:
-        def run_batch(self, batch: list[Any]) -> list[Any]:
+        def run_batch(self, batch: list[Any], shed: str | None = None) -> list[Any]:
             raise MemoryError("no room")
 
     log: list[str] = []
