@@ -183,8 +183,9 @@ def _backlog_rate(
     of the machine's CPU in use (all processes, all cores) while the worker worked, and the
     largest share of a core one of the worker's processes used (`busiest_share`). `costs`:
     gets the broker's CPU per answer meanwhile (`broker_pid`, 0 without one) and each of the
-    worker's processes' (µs, largest first): which process sets the pace, and what the
-    broker's share of the machine leaves the worker."""
+    worker's processes' (µs: the worker's own, then its check processes and resource tracker,
+    largest first): which process sets the pace, and what the broker's share of the machine
+    leaves the worker."""
     starts = asyncio.run(_ends(bootstrap, sink))
     with _paused(proc):
         asyncio.run(_publish(settings, source, renamed(events, n, tag), None))
@@ -199,8 +200,9 @@ def _backlog_rate(
     if costs is not None:
         broker_after = process_cpu(broker_pid) if broker_pid else {}
         broker_us = (sum(broker_after.values()) - sum(broker.values())) / n * 1e6
-        each = sorted(((after[p] - cpu.get(p, 0.0)) / n * 1e6 for p in after), reverse=True)
-        costs.append((broker_us, each))
+        spent = {p: (after[p] - cpu.get(p, 0.0)) / n * 1e6 for p in after}
+        worker = spent.pop(proc.pid, 0.0)
+        costs.append((broker_us, [worker, *sorted(spent.values(), reverse=True)]))
     rate = _rate([r for r in records if weight(r)], weight=weight)
     if busy is not None:
         # the readings span the reader's start and its last empty polls too: the shares are of

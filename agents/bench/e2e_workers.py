@@ -31,7 +31,8 @@ class Monitor:
     cpu_us: list[float] = field(default_factory=list)
     # per round: the machine's CPU share in use, the busiest process's share of one core
     busy: list[tuple[float, float]] = field(default_factory=list)
-    # per round: the broker's CPU µs per answer, each worker process's (largest first)
+    # per round: the broker's CPU µs per answer, the worker's, then each of its other
+    # processes' (largest first)
     costs: list[tuple[float, list[float]]] = field(default_factory=list)
     full: bool = True  # also lag and RSS (not only the rounds)
 

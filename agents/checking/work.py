@@ -50,7 +50,7 @@ class Checked:
     uncited: Tally = ()  # ((verdict,), n) of the uncited claims (grounded in the documents)
     #: (why the judge sheds, why its sample takes the answer) for an answer the judge's plan
     #: would consider, checked in a batch sent while the judge shed load: the worker counts the
-    #: drop from this note, without the answer and verdict (~11 kB pickled each way)
+    #: drop from this note, without the answer and verdict (~11 kB pickled on the mix)
     judge_shed: tuple[str, str] | None = None
 
     def __reduce__(self) -> tuple[Any, ...]:

@@ -33,4 +33,5 @@ def test_end_to_end_throughput_lag_and_memory(tmp_path: object) -> None:
     for name in ("passthrough", "monitor"):
         assert all(us > 0 for us in result[f"rounds_{name}_broker_cpu_us_per_event"]), name
     for each in result.get("rounds_monitor_pool_process_cpu_us_per_event", []):
-        assert len(each) >= 2 and each == sorted(each, reverse=True)
+        # the worker's own first (it has the most to do besides checks), then the others
+        assert len(each) >= 2 and each[1:] == sorted(each[1:], reverse=True)

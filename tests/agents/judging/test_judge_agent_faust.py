@@ -117,3 +117,33 @@ async def test_shedding_names_a_full_queue_first_then_a_down_judge() -> None:
     runner.queue.put_nowait((JudgeRequest("e1", "shop", (Item(0, "A claim", "Evidence."),)), None))
     assert runner.shedding() is QUEUE_FULL
     await runner.stop()
+
+
+async def test_a_full_queue_sheds_until_a_quarter_has_drained() -> None:
+    """Hysteresis: a request reaches the queue a broker round trip after it is built, so the
+    check path does not resume at the first free slot. Queue of 8: full at 8, resumes at 6."""
+    from monitor.sampling.policy import QUEUE_FULL
+
+    metrics = build_metrics(CollectorRegistry())
+    runner = JudgeRunner(unreachable_judge(metrics), metrics, concurrency=1, queue_size=8)
+    assert runner.resume_depth == 6
+    request = (JudgeRequest("e1", "shop", (Item(0, "A claim", "Evidence."),)), None)
+    seen = []
+    for _ in range(8):  # filling: sends until full
+        seen.append(runner.shedding())
+        runner.queue.put_nowait(request)
+    assert seen == [None] * 8 and runner.shedding() is QUEUE_FULL
+    runner.queue.get_nowait()  # 7: still shedding
+    assert runner.shedding() is QUEUE_FULL
+    runner.queue.get_nowait()  # 6: a quarter drained
+    assert runner.shedding() is None
+    runner.queue.put_nowait(request)  # 7: filling again, sends
+    assert runner.shedding() is None
+    runner.queue.put_nowait(request)  # 8: full
+    assert runner.shedding() is QUEUE_FULL
+    runner.release()  # a rebalance empties it: sends at once
+    assert runner.shedding() is None
+    one = JudgeRunner(unreachable_judge(metrics), metrics, concurrency=1, queue_size=1)
+    assert one.resume_depth == 0  # a queue of one resumes once empty
+    await runner.stop()
+    await one.stop()
