@@ -179,8 +179,8 @@ class CheckProcessor:
         elif result.judge_shed is not None and self.shed_hook is not None:
             try:
                 self.shed_hook(result)
-            except Exception:
-                log.exception("verdict hook failed", event_id=result.event_id, **meta.source())
+            except Exception:  # as for a verdict hook: the answers after this one still count
+                log.exception("judge shed hook failed", event_id=result.event_id, **meta.source())
         self.processed["checked"] += 1
         if self._debug:
             log.debug(
