@@ -25,7 +25,7 @@ from monitor.inputs.decode import decode_event
 from monitor.judge.plan import sample_reason
 from monitor.output.audit import has_failure
 from monitor.records.models import AnswerEvent, ClaimResult, Rejection, Verdict
-from monitor.sampling.policy import hash_fraction, is_doubtful
+from monitor.sampling.policy import hash_fraction
 
 #: (topic, partition, offset, record timestamp in epoch seconds or None)
 Source = tuple[str, int, int, float | None]
@@ -114,23 +114,13 @@ def event_time(event: AnswerEvent, record_timestamp: float | None, now: float) -
     return record_timestamp if record_timestamp is not None else now
 
 
-def _wanted(
-    event: AnswerEvent, verdict: Verdict, rate: float, judge: tuple[float, float] | None
-) -> bool:
-    """Whether a hook may look at this answer: canaries, `rate` of the rest, and what the
-    judge's plan would consider (monitor.judge.plan: the base share, and doubtful answers in the
-    oversampling share; the same hash)."""
+def _wanted(event: AnswerEvent, rate: float) -> bool:
+    """Whether a hook other than the judge's may look at this answer: canaries, and `rate` of
+    the rest (by the hash the judge's sample uses). What the judge's plan would consider is
+    `sample_reason`'s to say."""
     if event.gold_label is not None or event.gold_claims or rate >= 1.0:
         return True
-    if rate <= 0.0 and judge is None:
-        return False
-    u = hash_fraction(event.event_id)
-    if u < rate:
-        return True
-    if judge is None:
-        return False
-    base, oversample = judge
-    return u < base or (u < oversample and is_doubtful(verdict))
+    return rate > 0.0 and hash_fraction(event.event_id) < rate
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,12 +163,14 @@ class CheckWork:
         if self.audit is not None:
             where = {"topic": source[0], "partition": source[1], "offset": source[2]}
             audit = self.audit.build(verdict, where, event, vector)  # the same counts
-        judge = self.judge_rates if shed is None else None
-        keep = keep_objects or _wanted(event, verdict, self.hook_rate, judge)
+        keep = keep_objects or _wanted(event, self.hook_rate)
         note = None
-        if not keep and shed is not None and self.judge_rates is not None:
+        if not keep and self.judge_rates is not None:
+            # the judge's own rule (monitor.judge.plan); never a canary here: kept above
             why = sample_reason(event, verdict, *self.judge_rates)
-            if why is not None:  # never a canary: `_wanted` keeps those whole
+            if why is not None and shed is None:
+                keep = True
+            elif why is not None and shed is not None:
                 note = (shed, why)
         claims, uncited = claim_tallies(verdict.claims)
         return Checked(
