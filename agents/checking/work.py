@@ -168,10 +168,11 @@ class CheckWork:
         if not keep and self.judge_rates is not None:
             # the judge's own rule (monitor.judge.plan); never a canary here: kept above
             why = sample_reason(event, verdict, *self.judge_rates)
-            if why is not None and shed is None:
-                keep = True
-            elif why is not None and shed is not None:
-                note = (shed, why)
+            if why is not None:
+                if shed is None:
+                    keep = True
+                else:
+                    note = (shed, why)
         claims, uncited = claim_tallies(verdict.claims)
         return Checked(
             event_id=event.event_id,
