@@ -30,6 +30,10 @@ def _normalised(role: str, value: bytes) -> bytes:
     return json.dumps(record, sort_keys=True, ensure_ascii=False).encode()
 
 
+def _never() -> None:
+    return None  # the judge takes every request
+
+
 def digest(events: list[bytes], pooled: bool, batch: int = 256) -> dict[str, Any]:
     from dataclasses import replace
 
@@ -39,35 +43,36 @@ def digest(events: list[bytes], pooled: bool, batch: int = 256) -> dict[str, Any
     from agents.output.outbox import Outbox
     from agents.stream.aggregate import WindowAggregator
     from agents.stream.check_agent import CheckProcessor, RecordMeta
+    from agents.stream.judge_wiring import judge_hook
     from agents.stream.window_store import CountedRecords
-    from agents.telemetry.metrics import build_metrics
+    from agents.telemetry.metrics import AppLabels, build_metrics
     from monitor.config.settings import load_settings
-    from monitor.judge.plan import plan_judge_request
     from monitor.sampling.policy import Sampler, SamplingPolicy
 
-    settings = load_settings(judge_enabled=True)
+    settings = load_settings(
+        judge_enabled=True, judge_sample_rate=JUDGE_RATE, judge_oversample_rate=JUDGE_RATE
+    )
     metrics = build_metrics(CollectorRegistry())
     outbox = Outbox()
     audit = AuditTrail(
         settings, metrics, send=lambda key, value: outbox.add("audit", key.encode(), value)
     )
-    processor = CheckProcessor(settings, metrics, outbox.add, audit=audit, clock=lambda: CLOCK)
+    labels = AppLabels(settings.app_allowlist, settings.max_apps)
+    processor = CheckProcessor(
+        settings, metrics, outbox.add, app_labels=labels, audit=audit, clock=lambda: CLOCK
+    )
+    # the worker's own judge hook (agents/stream/judge_wiring.py), on a sampler without budgets
+    # and a judge that never sheds: every answer its sample takes gets a request
     sampler = Sampler(
         SamplingPolicy(
             base_rate=JUDGE_RATE,
             oversample_rate=JUDGE_RATE,
             calls_per_minute=0,
             tokens_per_hour=0,
+            batch_size=settings.judge_batch_size,
         )
     )
-
-    def judge(event: Any, verdict: Any, meta: Any) -> None:  # as agents/stream/judge_wiring.py
-        request, _ = plan_judge_request(event, verdict, sampler, now=processor.checked_at)
-        if request is not None:
-            value = json.dumps(request.to_dict(), ensure_ascii=False).encode("utf-8")
-            processor.emit("judge-requests", event.event_id.encode("utf-8"), value)
-
-    processor.hooks.append(judge)
+    processor.hooks.append(judge_hook(settings, metrics, processor, labels, sampler, _never))
     if pooled:
         # a check process's clock is `CheckWork.check`'s default (time.time): fixed here too
         from agents.checking.work import CheckWork
