@@ -138,11 +138,13 @@ def _role_swap(claim: str, claim_tokens: list[str], sentence: _Sentence) -> str 
 # of the event mentions was brought in from outside it ("Texas Governor" against an article on
 # Arizona's governor, "a 4.5-star rating on Google" against data that names no source).
 # Candidates: a capitalised word in a name position (_NAME_POSITION: not a word that may just
-# open a sentence), with a possessive "'s" cut; not a stopword or a month or day name (dates
-# are checked as dates), not a short abbreviation ("Rep.", "Gov.": a title); not in a heading
-# (the claim's opening up to a colon, or the whole claim, when each word of four letters or
-# more is capitalised: "Scope of Coverage:", "Spicy Rice Pilaf Recipe").
-_CANDIDATE_RE = re.compile(r"([A-Z])" + _NAME_POSITION + r"([a-z]+)(?:['’]s)?(?![\w'’-])(\.?)")
+# open a sentence), with a possessive "'s" cut; not part of a compound ("Bergen-based": a
+# hyphen or apostrophe before a letter; before a space it ends the word, as in the swap
+# checks' _NAME_RE); not a stopword or a month or day name (dates are checked as dates), not
+# a short abbreviation ("Rep.", "Gov.": a title); not in a heading (the claim's opening up to
+# a colon, or the whole claim, when each word of four letters or more is capitalised: "Scope
+# of Coverage:", "Spicy Rice Pilaf Recipe").
+_CANDIDATE_RE = re.compile(r"([A-Z])" + _NAME_POSITION + r"([a-z]+)(?:['’]s)?(?!\w|['’-]\w)(\.?)")
 # a run of capitalised words, function words between them: "Bureau of Labor Statistics"
 _RUN_RE = re.compile(r"[A-Z][\w'’-]*(?:\s+(?:(?:of|and|for|the|de|du|von|van)\s+)*[A-Z][\w'’-]*)*")
 _LONG_WORD_RE = re.compile(r"[A-Za-z][\w'’-]{3,}")
