@@ -43,7 +43,7 @@ def digest(events: list[bytes], pooled: bool, batch: int = 256) -> dict[str, Any
     from agents.output.outbox import Outbox
     from agents.stream.aggregate import WindowAggregator
     from agents.stream.check_agent import CheckProcessor, RecordMeta
-    from agents.stream.judge_wiring import judge_hook
+    from agents.stream.judge_wiring import judge_hook, request_hook
     from agents.stream.window_store import CountedRecords
     from agents.telemetry.metrics import AppLabels, build_metrics
     from monitor.config.settings import load_settings
@@ -73,14 +73,20 @@ def digest(events: list[bytes], pooled: bool, batch: int = 256) -> dict[str, Any
         )
     )
     processor.hooks.append(judge_hook(settings, metrics, processor, labels, sampler, _never))
+    processor.request_hook = request_hook(settings, metrics, processor, labels, sampler, _never)
     if pooled:
         # a check process's clock is `CheckWork.check`'s default (time.time): fixed here too
-        from agents.checking.work import CheckWork
+        from agents.checking.work import CheckWork, RequestShape
 
         defaults = CheckWork.check.__defaults__ or ()
         CheckWork.check.__defaults__ = ((lambda: CLOCK), *defaults[1:])
+        # as with the judge installed: its requests are built in the check process
+        shape = RequestShape(settings.judge_max_evidence_chars, settings.judge_batch_size)
         processor.work = replace(
-            processor.work, hook_rate=0.0, judge_rates=(JUDGE_RATE, JUDGE_RATE)
+            processor.work,
+            hook_rate=0.0,
+            judge_rates=(JUDGE_RATE, JUDGE_RATE),
+            judge_requests=shape,
         )
     store = CountedRecords(
         {}, settings.window_step_seconds, settings.dedup_horizon_seconds, settings.dedup_max_ids

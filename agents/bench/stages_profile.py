@@ -95,7 +95,7 @@ async def _profile(
 ) -> Any:
     from prometheus_client import CollectorRegistry
 
-    from agents.checking.work import CheckWork
+    from agents.checking.work import CheckWork, RequestShape
     from agents.output.audit import AuditTrail
     from agents.output.outbox import Outbox
     from agents.stream.aggregate import WindowAggregator
@@ -127,9 +127,15 @@ async def _profile(
     watch = Stopwatch()
     if pooled:  # as the app factory sets the work up for check processes
         judge_rates = (JUDGE_RATE, JUDGE_RATE) if judge else None
-        processor.work = replace(processor.work, hook_rate=0.0, judge_rates=judge_rates)
+        shape = RequestShape(settings.judge_max_evidence_chars, settings.judge_batch_size)
+        processor.work = replace(
+            processor.work,
+            hook_rate=0.0,
+            judge_rates=judge_rates,
+            judge_requests=shape if judge else None,
+        )
     if judge:
-        from agents.stream.judge_wiring import judge_hook
+        from agents.stream.judge_wiring import judge_hook, request_hook
 
         sampler = Sampler(
             SamplingPolicy(
@@ -141,6 +147,8 @@ async def _profile(
         )
         hook = judge_hook(settings, metrics, processor, labels, sampler, lambda: None)
         processor.hooks.append(watch.wrap("judge", hook))
+        admit = request_hook(settings, metrics, processor, labels, sampler, lambda: None)
+        processor.request_hook = watch.wrap("judge", admit)
     producer = Producer(asyncio.get_running_loop())
     store = CountedRecords(
         ChangelogTable(producer),

@@ -214,11 +214,14 @@ def create_app(settings: Settings, deps: AppDeps | None = None) -> RagmonApp:
     for install in deps.installers:
         install(rapp)
     if settings.check_processes:
-        # Verdicts come back for the canary hook (canaries), the judge's (what its plan would
-        # consider, set by install_judge) and, all of them, for any other hook
+        # Verdicts come back for the canary hook (canaries) and, all of them, for any other
+        # hook; the judge's requests (set by install_judge) are built there and come back
         others = bool(deps.hooks or deps.installers)
         work = replace(
-            processor.work, hook_rate=1.0 if others else 0.0, judge_rates=processor.judge_rates
+            processor.work,
+            hook_rate=1.0 if others else 0.0,
+            judge_rates=processor.judge_rates,
+            judge_requests=processor.judge_requests,
         )
         rapp.check_pool = batches.pool = CheckPool(
             work, settings.check_processes, on_restart=metrics.check_process_restarts.inc

@@ -21,7 +21,14 @@ from typing import Any
 
 import structlog
 
-from agents.checking.work import Checked, CheckWork, Source, check_failed, summary
+from agents.checking.work import (
+    Checked,
+    CheckWork,
+    RequestShape,
+    Source,
+    check_failed,
+    summary,
+)
 from agents.output.audit import AuditTrail
 from agents.output.dlq import CHECK_ERROR, dlq_record
 from agents.output.jsonout import dumps
@@ -55,7 +62,8 @@ _ABSTAINED = COUNT_FIELDS.index("abstained_answers")
 #: (topic role, key, value) → None. Buffered; the caller publishes after the batch.
 Emit = Callable[[str, bytes | None, bytes], None]
 VerdictHook = Callable[[AnswerEvent, Verdict, "RecordMeta"], None]
-#: counts the judge's drop of an answer a check process sent back as a note (`Checked.judge_shed`)
+#: counts the judge's drop of an answer a check process sent back as a note (`Checked.judge_shed`);
+#: as a request hook, admits the judge request a check process built (`Checked.judge_request`)
 ShedHook = Callable[[Checked], None]
 
 
@@ -103,6 +111,10 @@ class CheckProcessor:
         #: that counts the drops noted by check processes meanwhile. Both set by install_judge.
         self.judge_shedding: Callable[[], Decision | None] | None = None
         self.shed_hook: ShedHook | None = None
+        #: set by install_judge: check processes build the sampled answers' requests (this
+        #: shape) and the hook admits them, instead of sending back the answer and verdict
+        self.judge_requests: RequestShape | None = None
+        self.request_hook: ShedHook | None = None
         self.metrics = metrics
         self.emit = emit
         self.labels = app_labels or AppLabels(settings.app_allowlist, settings.max_apps)
@@ -176,6 +188,13 @@ class CheckProcessor:
                     hook(result.event, result.verdict, meta)
                 except Exception:  # a hook's bug must not cost the answers after this one
                     log.exception("verdict hook failed", event_id=result.event_id, **meta.source())
+        elif result.judge_request is not None and self.request_hook is not None:
+            try:
+                self.request_hook(result)
+            except Exception:  # as for a verdict hook: the answers after this one still count
+                log.exception(
+                    "judge request hook failed", event_id=result.event_id, **meta.source()
+                )
         elif result.judge_shed is not None and self.shed_hook is not None:
             try:
                 self.shed_hook(result)

@@ -10,10 +10,10 @@ the time the check agent counted the answer, which is where the judge's record l
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from agents.checking.work import RequestShape
 from agents.judging.agent import JudgeRunner, Publish
 from agents.judging.wiring import (
     attach_judge_agent,
@@ -26,10 +26,17 @@ from agents.output.jsonout import dumps
 from agents.telemetry.counting import Children
 from agents.telemetry.metrics import AppLabels
 from monitor.judge.plan import plan_judge_request, sample_reason
+from monitor.judge.request import request_value
 from monitor.oncall.judge_status import judge_dropped_record
 from monitor.output.audit import audit_reason, audit_reason_of
 from monitor.records.models import AnswerEvent, Verdict
-from monitor.sampling.policy import Decision, Sampler, SamplingPolicy, hash_fraction
+from monitor.sampling.policy import (
+    Candidate,
+    Decision,
+    Sampler,
+    SamplingPolicy,
+    hash_fraction,
+)
 
 if TYPE_CHECKING:
     import faust
@@ -76,10 +83,16 @@ def install_judge(
     processor.hooks.append(
         judge_hook(settings, metrics, processor, labels, sampler, runner.shedding)
     )
+    processor.request_hook = request_hook(
+        settings, metrics, processor, labels, sampler, runner.shedding
+    )
     metrics.judge_enabled.set(1)
     # a check process sends back whole only the answers this hook's plan may sample, and while
     # the judge sheds load only a note of each, counted by the shed hook
     processor.judge_rates = (settings.judge_sample_rate, settings.judge_oversample_rate)
+    processor.judge_requests = RequestShape(
+        settings.judge_max_evidence_chars, settings.judge_batch_size
+    )
     processor.judge_shedding = runner.shedding
     processor.shed_hook = shed_hook(settings, metrics, processor, labels)
     attach_judge_agent(app, runner, channels["judge-requests"])
@@ -113,7 +126,7 @@ def judge_hook(
             shed=shed,
         )
         if request is not None:
-            value = json.dumps(request.to_dict(), ensure_ascii=False).encode("utf-8")
+            value = request_value(request)
             processor.emit("judge-requests", event.event_id.encode("utf-8"), value)
             if request.estimation:
                 child(metrics.estimation_answers, (labels(event.app), "sent")).inc()
@@ -127,6 +140,42 @@ def judge_hook(
             drop(event.event_id, event.app, decision.reason, why, audited)
 
     return sample
+
+
+def request_hook(
+    settings: Settings,
+    metrics: Metrics,
+    processor: CheckProcessor,
+    labels: AppLabels,
+    sampler: Sampler,
+    shed: Callable[[], Decision | None],
+) -> ShedHook:
+    """Admits the request a check process built for an answer the judge's sample takes
+    (`Checked.judge_request`), as `judge_hook` admits the one it plans: the judge is asked
+    whether it sheds load now, then the sampler's budgets; a request let through is published
+    as it came, a dropped one counted alike."""
+    child = Children()
+    drop = _dropper(settings, metrics, processor, labels, child)
+
+    def admit(result: Checked) -> None:
+        prepared = result.judge_request
+        assert prepared is not None
+        decision = shed()  # the batch went out while the judge took requests; it may not now
+        if decision is None:
+            candidate = Candidate(
+                result.event_id, result.app or "", prepared.items, prepared.est_tokens
+            )
+            decision = sampler.admit(candidate, prepared.reason)
+        if decision.sampled:
+            processor.emit("judge-requests", result.event_id.encode("utf-8"), prepared.value)
+            if prepared.estimation:
+                child(metrics.estimation_answers, (labels(result.app), "sent")).inc()
+        elif decision.dropped:
+            audited = audit_reason_of(result.event_id, result.failed, settings.audit_sample_rate)
+            why = prepared.reason if audited is not None else None
+            drop(result.event_id, result.app, decision.reason, why, audited is not None)
+
+    return admit
 
 
 def shed_hook(

@@ -76,18 +76,43 @@ def plan_judge_request(
         shedding = shed()
         if shedding is not None:
             return None, shedding
+    request = prepare_request(
+        event,
+        verdict,
+        reason,
+        policy.base_rate,
+        max_evidence_chars,
+        policy.batch_size,
+        now,
+        claim_cap,
+    )
+    decision = sampler.admit(
+        Candidate(event.event_id, event.app or "", len(request.items), request.est_tokens),
+        reason,
+    )
+    return (request if decision.sampled else None), decision
+
+
+def prepare_request(
+    event: AnswerEvent,
+    verdict: Verdict,
+    reason: SampleReason,
+    base_rate: float,
+    max_evidence_chars: int = 6_000,
+    batch_size: int = 5,
+    now: float | None = None,
+    claim_cap: int = 0,
+) -> JudgeRequest:
+    """The request for an answer the sample takes (`reason` from `sample_reason`), before any
+    budget: what a check process builds next to the check, so only the request crosses back
+    to the worker, whose sampler then admits it or drops it (agents/stream/judge_wiring.py)."""
     items = judge_items(verdict, max_evidence_chars, event)
     # The estimates' sample is the base-rate hash sample only: its inclusion probability is
     # known and equal for every answer, canaries and doubtful answers included. Answers only
     # the oversampling picked stay out of it (their verdicts triage, they are not labels).
     u = hash_fraction(event.event_id)  # again, for the few sampled answers only
-    estimation = u < policy.base_rate and not _weighed_down(verdict, claim_cap)
-    request = build_request(event, verdict, items, reason, policy.batch_size, now, estimation)
-    decision = sampler.admit(
-        Candidate(event.event_id, event.app or "", len(items), request.est_tokens),
-        reason,
-    )
-    return (request if decision.sampled else None), decision
+    estimation = u < base_rate and not _weighed_down(verdict, claim_cap)
+    return build_request(event, verdict, items, reason, batch_size, now, estimation)
 
 
 def _weighed_down(verdict: Verdict, claim_cap: int) -> bool:

@@ -13,15 +13,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import agents.checking.work as check_work
-from agents.checking.work import Checked, CheckWork, tally
+from agents.checking.work import Checked, CheckWork, RequestShape, tally
 from agents.output.audit_record import AuditBuilder, AuditEntry
 from agents.output.records import COUNT_FIELDS, verdict_vector
 from monitor.check import check_event
 from monitor.config.options import CheckOptions
 from monitor.inputs.decode import decode_event
+from monitor.judge.plan import plan_judge_request
+from monitor.judge.request import request_value
 from monitor.output.audit import Redactor, has_failure
 from monitor.records.models import AnswerEvent, Claim, ClaimResult, Rejection, Support
-from monitor.sampling.policy import hash_fraction, is_doubtful
+from monitor.sampling.policy import Sampler, SamplingPolicy, hash_fraction, is_doubtful
 from tests.conftest import standard_mix
 
 SOURCE = ("ragmon.answers", 2, 41, 1234.5)
@@ -354,3 +356,60 @@ def test_claim_tallies_count_claims_and_the_uncited_ones() -> None:
     assert uncited == ((("not_supported",), 3),)
     assert counts == tally((c.support.verdict, c.support.tier) for c in claims)
     assert check_work.claim_tallies([]) == ((), ())
+
+
+def test_with_a_request_shape_the_judges_requests_are_built_here(mix: list[bytes]) -> None:
+    """Each answer the judge's plan takes comes back as its request (the bytes the worker's
+    judge hook would publish for it) instead of its answer and verdict; canaries and the
+    hook-rate share still whole; a batch sent while the judge sheds still brings notes."""
+    base, oversample = 0.1, 0.6
+    shape = RequestShape(max_evidence_chars=900, batch_size=3)
+    options = CheckOptions(answer_claim_weight=4)  # some answers weigh down: not estimation
+    objects = CheckWork(options, hook_rate=0.05, judge_rates=(base, oversample))
+    prepared = pickle.loads(pickle.dumps(dataclasses.replace(objects, judge_requests=shape)))
+    assert prepared.judge_requests == shape
+    canary = small("gold-1", gold={"label": "supported"})
+    batch = [(value, ("answers", 0, i, None)) for i, value in enumerate([*mix, canary])]
+    whole = objects.run_batch(batch)
+    built = pickle.loads(pickle.dumps(prepared.run_batch(batch)))
+    reasons: Counter[str] = Counter()
+    estimation = Counter[bool]()
+    for before, after in zip(whole, built, strict=True):
+        assert isinstance(before, Checked) and isinstance(after, Checked)
+        assert (after.vector, after.claims, after.failed) == (
+            before.vector,
+            before.claims,
+            before.failed,
+        )
+        if before.event is None:  # the plan does not take it: nothing to build
+            assert after.event is None and after.judge_request is None
+            continue
+        assert before.verdict is not None
+        u = hash_fraction(before.event_id)
+        if before.event_id == "gold-1" or u < 0.05:  # whole, for the worker's hooks
+            assert after.event == before.event and after.judge_request is None
+            continue
+        assert after.event is None and after.verdict is None and after.judge_shed is None
+        request = after.judge_request
+        assert request is not None
+        sampler = Sampler(SamplingPolicy(base, oversample, 0, 0, batch_size=3))
+        planned, decision = plan_judge_request(
+            before.event, before.verdict, sampler, 900, after.checked_at, claim_cap=4
+        )
+        assert planned is not None and decision.sampled
+        assert request.value == request_value(planned)
+        assert (request.reason, request.items, request.est_tokens, request.estimation) == (
+            planned.reason,
+            len(planned.items),
+            planned.est_tokens,
+            planned.estimation,
+        )
+        reasons[request.reason] += 1
+        estimation[request.estimation] += 1
+    assert set(reasons) == {"base", "oversample"} and sum(reasons.values()) > 5
+    assert estimation[True] > 0 and estimation[False] > 0  # the oversampled ones are not
+    shed = prepared.run_batch(batch, "queue_full")
+    assert all(r.judge_request is None for r in shed if isinstance(r, Checked))
+    assert sum(isinstance(r, Checked) and r.judge_shed is not None for r in shed) == sum(
+        reasons.values()
+    )
