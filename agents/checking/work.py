@@ -26,12 +26,12 @@ from typing import Any
 
 from agents.output.audit_record import AuditBuilder, AuditEntry
 from agents.output.dlq import CHECK_ERROR
+from agents.output.jsonout import dumps
 from agents.output.records import verdict_vector
 from monitor.check import check_event
 from monitor.config.options import CheckOptions
 from monitor.inputs.decode import decode_event
 from monitor.judge.plan import prepare_request, sample_reason
-from monitor.judge.request import request_value
 from monitor.output.audit import has_failure
 from monitor.records.models import AnswerEvent, ClaimResult, Rejection, Verdict
 from monitor.sampling.policy import SampleReason, hash_fraction
@@ -256,7 +256,11 @@ class CheckWork:
             self.options.answer_claim_weight,
         )
         return PreparedRequest(
-            why, len(request.items), request.est_tokens, request.estimation, request_value(request)
+            why,
+            len(request.items),
+            request.est_tokens,
+            request.estimation,
+            dumps(request.to_dict()),
         )
 
     def run(

@@ -26,7 +26,6 @@ from agents.output.jsonout import dumps
 from agents.telemetry.counting import Children
 from agents.telemetry.metrics import AppLabels
 from monitor.judge.plan import plan_judge_request, sample_reason
-from monitor.judge.request import request_value
 from monitor.oncall.judge_status import judge_dropped_record
 from monitor.output.audit import audit_reason, audit_reason_of
 from monitor.records.models import AnswerEvent, Verdict
@@ -126,7 +125,7 @@ def judge_hook(
             shed=shed,
         )
         if request is not None:
-            value = request_value(request)
+            value = dumps(request.to_dict())  # orjson: ~6 µs, the standard library's ~39
             processor.emit("judge-requests", event.event_id.encode("utf-8"), value)
             if request.estimation:
                 child(metrics.estimation_answers, (labels(event.app), "sent")).inc()

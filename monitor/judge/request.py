@@ -106,11 +106,6 @@ class JudgeRequest:
         }
 
 
-def request_value(request: JudgeRequest) -> bytes:
-    """The `judge-requests` record of a request, as published."""
-    return json.dumps(request.to_dict(), ensure_ascii=False).encode("utf-8")
-
-
 def claim_text(
     result: ClaimResult, verdict: Verdict, by_index: Mapping[int, CitationResult] | None = None
 ) -> str:

@@ -15,12 +15,12 @@ from hypothesis import strategies as st
 import agents.checking.work as check_work
 from agents.checking.work import Checked, CheckWork, RequestShape, tally
 from agents.output.audit_record import AuditBuilder, AuditEntry
+from agents.output.jsonout import dumps
 from agents.output.records import COUNT_FIELDS, verdict_vector
 from monitor.check import check_event
 from monitor.config.options import CheckOptions
 from monitor.inputs.decode import decode_event
 from monitor.judge.plan import plan_judge_request
-from monitor.judge.request import request_value
 from monitor.output.audit import Redactor, has_failure
 from monitor.records.models import AnswerEvent, Claim, ClaimResult, Rejection, Support
 from monitor.sampling.policy import Sampler, SamplingPolicy, hash_fraction, is_doubtful
@@ -397,7 +397,7 @@ def test_with_a_request_shape_the_judges_requests_are_built_here(mix: list[bytes
             before.event, before.verdict, sampler, 900, after.checked_at, claim_cap=4
         )
         assert planned is not None and decision.sampled
-        assert request.value == request_value(planned)
+        assert request.value == dumps(planned.to_dict())  # what the worker's hook publishes
         assert (request.reason, request.items, request.est_tokens, request.estimation) == (
             planned.reason,
             len(planned.items),
