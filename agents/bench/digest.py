@@ -44,7 +44,7 @@ def digest(events: list[bytes], pooled: bool, batch: int = 256) -> dict[str, Any
     from agents.output.outbox import Outbox
     from agents.stream.aggregate import WindowAggregator
     from agents.stream.check_agent import CheckProcessor, RecordMeta
-    from agents.stream.judge_wiring import judge_hook, request_hook
+    from agents.stream.judge_wiring import judge_hooks
     from agents.stream.window_store import CountedRecords
     from agents.telemetry.metrics import AppLabels, build_metrics
     from monitor.config.settings import load_settings
@@ -73,8 +73,9 @@ def digest(events: list[bytes], pooled: bool, batch: int = 256) -> dict[str, Any
             batch_size=settings.judge_batch_size,
         )
     )
-    processor.hooks.append(judge_hook(settings, metrics, processor, labels, sampler, _never))
-    processor.request_hook = request_hook(settings, metrics, processor, labels, sampler, _never)
+    sample, admit = judge_hooks(settings, metrics, processor, labels, sampler, _never)
+    processor.hooks.append(sample)
+    processor.request_hook = admit
     if pooled:
         # a check process's clock is `CheckWork.check`'s default (time.time): fixed here too
         from agents.checking.work import CheckWork, RequestShape

@@ -135,7 +135,7 @@ async def _profile(
             judge_requests=shape if judge else None,
         )
     if judge:
-        from agents.stream.judge_wiring import judge_hook, request_hook
+        from agents.stream.judge_wiring import judge_hooks
 
         sampler = Sampler(
             SamplingPolicy(
@@ -145,9 +145,8 @@ async def _profile(
                 tokens_per_hour=0,
             )
         )
-        hook = judge_hook(settings, metrics, processor, labels, sampler, lambda: None)
+        hook, admit = judge_hooks(settings, metrics, processor, labels, sampler, lambda: None)
         processor.hooks.append(watch.wrap("judge", hook))
-        admit = request_hook(settings, metrics, processor, labels, sampler, lambda: None)
         processor.request_hook = watch.wrap("judge", admit)
     producer = Producer(asyncio.get_running_loop())
     store = CountedRecords(

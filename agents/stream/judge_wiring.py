@@ -79,12 +79,9 @@ def install_judge(
         client=client,
     )
 
-    processor.hooks.append(
-        judge_hook(settings, metrics, processor, labels, sampler, runner.shedding)
-    )
-    processor.request_hook = request_hook(
-        settings, metrics, processor, labels, sampler, runner.shedding
-    )
+    sample, admit = judge_hooks(settings, metrics, processor, labels, sampler, runner.shedding)
+    processor.hooks.append(sample)
+    processor.request_hook = admit
     metrics.judge_enabled.set(1)
     # a check process sends back whole only the answers this hook's plan may sample, and while
     # the judge sheds load only a note of each, counted by the shed hook
@@ -98,19 +95,27 @@ def install_judge(
     return runner
 
 
-def judge_hook(
+def judge_hooks(
     settings: Settings,
     metrics: Metrics,
     processor: CheckProcessor,
     labels: AppLabels,
     sampler: Sampler,
     shed: Callable[[], Decision | None],
-) -> VerdictHook:
+) -> tuple[VerdictHook, ShedHook]:
     """The verdict hook that plans a judge request per answer and buffers it with the batch's
-    output records (also driven by `ragmon bench --section stages`)."""
+    output records, and the request hook that admits a request a check process built
+    (`Checked.judge_request`) the same way: the judge is asked whether it sheds load now, then
+    the sampler's budgets; a request let through is published, a dropped one counted alike.
+    (Both also driven by `ragmon bench --section stages` and the digest.)"""
     child = Children()  # labels() takes a lock and builds a key: looked up once per label set
     max_chars = settings.judge_max_evidence_chars
     drop = _dropper(settings, metrics, processor, labels, child)
+
+    def publish(event_id: str, app: str | None, value: bytes, estimation: bool) -> None:
+        processor.emit("judge-requests", event_id.encode("utf-8"), value)
+        if estimation:
+            child(metrics.estimation_answers, (labels(app), "sent")).inc()
 
     def sample(event: AnswerEvent, verdict: Verdict, meta: RecordMeta) -> None:
         # A full local queue stands for the judge's: every worker runs a judge agent on its
@@ -125,10 +130,8 @@ def judge_hook(
             shed=shed,
         )
         if request is not None:
-            value = dumps(request.to_dict())  # orjson: ~6 µs, the standard library's ~39
-            processor.emit("judge-requests", event.event_id.encode("utf-8"), value)
-            if request.estimation:
-                child(metrics.estimation_answers, (labels(event.app), "sent")).inc()
+            # orjson: ~6 µs for a request, the standard library's ~39
+            publish(event.event_id, event.app, dumps(request.to_dict()), request.estimation)
         elif decision.dropped:
             audited = audit_reason(verdict, settings.audit_sample_rate) is not None
             why = None
@@ -137,24 +140,6 @@ def judge_hook(
                     event, verdict, settings.judge_sample_rate, settings.judge_oversample_rate
                 )
             drop(event.event_id, event.app, decision.reason, why, audited)
-
-    return sample
-
-
-def request_hook(
-    settings: Settings,
-    metrics: Metrics,
-    processor: CheckProcessor,
-    labels: AppLabels,
-    sampler: Sampler,
-    shed: Callable[[], Decision | None],
-) -> ShedHook:
-    """Admits the request a check process built for an answer the judge's sample takes
-    (`Checked.judge_request`), as `judge_hook` admits the one it plans: the judge is asked
-    whether it sheds load now, then the sampler's budgets; a request let through is published
-    as it came, a dropped one counted alike."""
-    child = Children()
-    drop = _dropper(settings, metrics, processor, labels, child)
 
     def admit(result: Checked) -> None:
         prepared = result.judge_request
@@ -166,15 +151,13 @@ def request_hook(
             )
             decision = sampler.admit(candidate, prepared.reason)
         if decision.sampled:
-            processor.emit("judge-requests", result.event_id.encode("utf-8"), prepared.value)
-            if prepared.estimation:
-                child(metrics.estimation_answers, (labels(result.app), "sent")).inc()
+            publish(result.event_id, result.app, prepared.value, prepared.estimation)
         elif decision.dropped:
             audited = audit_reason_of(result.event_id, result.failed, settings.audit_sample_rate)
             why = prepared.reason if audited is not None else None
             drop(result.event_id, result.app, decision.reason, why, audited is not None)
 
-    return admit
+    return sample, admit
 
 
 def shed_hook(

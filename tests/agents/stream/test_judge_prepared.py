@@ -1,5 +1,5 @@
 """Judge requests built in a check process (`Checked.judge_request`) and admitted in the worker
-(`judge_wiring.request_hook`) must leave what the worker's own judge hook leaves when it plans
+(the request hook of `judge_wiring.judge_hooks`) must leave what the worker's own judge hook leaves when it plans
 the same answers: the same requests published, the same drops (a judge shedding load, the
 budgets) with their audit records, the same counters."""
 
@@ -16,7 +16,7 @@ from prometheus_client import CollectorRegistry
 from agents.checking.work import Checked, CheckWork, RequestShape
 from agents.output.audit import AuditTrail
 from agents.stream.check_agent import CheckProcessor, RecordMeta
-from agents.stream.judge_wiring import judge_hook, request_hook
+from agents.stream.judge_wiring import judge_hooks
 from agents.telemetry.metrics import AppLabels, build_metrics
 from monitor.config.settings import load_settings
 from monitor.sampling.policy import JUDGE_DOWN, QUEUE_FULL, Decision, Sampler, SamplingPolicy
@@ -72,8 +72,9 @@ def worker(shed_every: int) -> tuple[CheckProcessor, list[tuple[str, bytes | Non
             return None
         return QUEUE_FULL if asked[0] % (2 * shed_every) else JUDGE_DOWN
 
-    processor.hooks.append(judge_hook(settings, metrics, processor, labels, sampler, shed))
-    processor.request_hook = request_hook(settings, metrics, processor, labels, sampler, shed)
+    sample, admit = judge_hooks(settings, metrics, processor, labels, sampler, shed)
+    processor.hooks.append(sample)
+    processor.request_hook = admit
     processor.judge_rates = (settings.judge_sample_rate, settings.judge_oversample_rate)
     processor.judge_requests = RequestShape(
         settings.judge_max_evidence_chars, settings.judge_batch_size
