@@ -218,7 +218,13 @@ class CheckWork:
                 if shed is not None:
                     note = (shed, why)
                 elif self.judge_requests is not None:
-                    prepared = self._prepare(event, verdict, why, now)
+                    try:
+                        prepared = self._prepare(event, verdict, why, now)
+                    except Exception:
+                        # as a judge hook's bug in the worker: it must not cost the answer,
+                        # whose check is done; it goes back whole and the worker's judge hook
+                        # plans it (and logs what fails there)
+                        keep = True
                 else:
                     keep = True
         claims, uncited = claim_tallies(verdict.claims)

@@ -413,3 +413,25 @@ def test_with_a_request_shape_the_judges_requests_are_built_here(mix: list[bytes
     assert sum(isinstance(r, Checked) and r.judge_shed is not None for r in shed) == sum(
         reasons.values()
     )
+
+
+def test_a_request_that_cannot_be_built_costs_no_answer(
+    mix: list[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug in building a judge request in the check process sends the answer back whole, for
+    the worker's judge hook, instead of dead-lettering an answer whose check is done."""
+    work = CheckWork(
+        CheckOptions(), hook_rate=0.0, judge_rates=(0.3, 0.3), judge_requests=RequestShape(900, 3)
+    )
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("a bug in the request")
+
+    monkeypatch.setattr(check_work, "prepare_request", broken)
+    results = work.run_batch([(value, ("answers", 0, i, None)) for i, value in enumerate(mix)])
+    assert all(isinstance(r, Checked) for r in results)
+    whole = [r for r in results if isinstance(r, Checked) and r.event is not None]
+    assert whole and all(r.judge_request is None and r.verdict is not None for r in whole)
+    assert {r.event_id for r in whole} == {
+        r.event_id for r in results if isinstance(r, Checked) and hash_fraction(r.event_id) < 0.3
+    }
