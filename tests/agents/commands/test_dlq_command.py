@@ -9,11 +9,13 @@ import sys
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from agents.cli import main
+from agents.commands import dlq as dlq_command
 from agents.commands import dlq_letters
 from agents.kafka import reader
 from agents.kafka.reader import Message
@@ -21,6 +23,9 @@ from agents.output.dlq import dlq_record
 
 #: 2026-11-27T10:00:00Z and a minute, two minutes later
 T0 = datetime(2026, 11, 27, 10, 0, tzinfo=UTC).timestamp()
+#: the command's clock, an hour after the letters: its default `--since 24h` reads back from
+#: here, not from the day the tests run (they failed once the letters were a day old)
+NOW = T0 + 3600
 
 
 def letter(partition: int, offset: int, at: float, value: bytes, **kw: Any) -> Message:
@@ -73,6 +78,7 @@ def letters(monkeypatch: pytest.MonkeyPatch) -> list[Message]:
                 yield m
 
     monkeypatch.setattr(reader, "read_topic", fake_read)
+    monkeypatch.setattr(dlq_command, "time", SimpleNamespace(time=lambda: NOW))
     return held
 
 
