@@ -5,8 +5,9 @@
 `WindowAggregator`) twice, with the checks in this process and as with a check process (the
 batch pickled there and back, `CheckWork.run_batch`, `CheckProcessor.apply`), on a fixed clock,
 and prints per file and path the SHA-256 of the output records (role, key, value, in order), of
-the window sums and of the Prometheus counters. Audit and judge-request records are compared as JSON values; only wall-clock fields are left
-out of them: `audited_at` (audit) and `duration` (not in any record). Two trees giving the same digests wrote the same records.
+the window sums and of the Prometheus counters. Audit and judge-request records are compared as
+JSON values; only wall-clock fields are left out of them: `audited_at` (audit) and `duration`
+(not in any record). Two trees giving the same digests wrote the same records.
 """
 
 from __future__ import annotations

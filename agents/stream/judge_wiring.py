@@ -83,8 +83,9 @@ def install_judge(
     processor.hooks.append(sample)
     processor.request_hook = admit
     metrics.judge_enabled.set(1)
-    # a check process sends back whole only the answers this hook's plan may sample, and while
-    # the judge sheds load only a note of each, counted by the shed hook
+    # a check process builds the request of each answer the judge's sample takes, admitted by
+    # the request hook, and while the judge sheds load sends only a note of each, counted by
+    # the shed hook
     processor.judge_rates = (settings.judge_sample_rate, settings.judge_oversample_rate)
     processor.judge_requests = RequestShape(
         settings.judge_max_evidence_chars, settings.judge_batch_size
@@ -111,6 +112,7 @@ def judge_hooks(
     child = Children()  # labels() takes a lock and builds a key: looked up once per label set
     max_chars = settings.judge_max_evidence_chars
     drop = _dropper(settings, metrics, processor, labels, child)
+    drop_checked = _checked_dropper(settings, drop)
 
     def publish(event_id: str, app: str | None, value: bytes, estimation: bool) -> None:
         processor.emit("judge-requests", event_id.encode("utf-8"), value)
@@ -153,9 +155,7 @@ def judge_hooks(
         if decision.sampled:
             publish(result.event_id, result.app, prepared.value, prepared.estimation)
         elif decision.dropped:
-            audited = audit_reason_of(result.event_id, result.failed, settings.audit_sample_rate)
-            why = prepared.reason if audited is not None else None
-            drop(result.event_id, result.app, decision.reason, why, audited is not None)
+            drop_checked(result, decision.reason, prepared.reason)
 
     return sample, admit
 
@@ -165,13 +165,13 @@ def shed_hook(
 ) -> ShedHook:
     """Counts the drop of an answer a check process noted (`Checked.judge_shed`) as the judge
     hook counts one it sheds itself."""
-    drop = _dropper(settings, metrics, processor, labels, Children())
+    drop_checked = _checked_dropper(
+        settings, _dropper(settings, metrics, processor, labels, Children())
+    )
 
     def shed(result: Checked) -> None:
         assert result.judge_shed is not None
-        reason, why = result.judge_shed
-        audited = audit_reason_of(result.event_id, result.failed, settings.audit_sample_rate)
-        drop(result.event_id, result.app, reason, why, audited is not None)
+        drop_checked(result, *result.judge_shed)
 
     return shed
 
@@ -197,6 +197,20 @@ def _dropper(
             child(metrics.estimation_answers, (labels(app), "dropped")).inc()
 
     return drop
+
+
+def _checked_dropper(
+    settings: Settings, drop: Callable[[str, str | None, str, str | None, bool], None]
+) -> Callable[[Checked, str, str], None]:
+    """`drop` for an answer a check process sent back without its verdict (a note of the drop,
+    or a request the worker then drops): whether it is audited follows from its id and
+    failure (`audit_reason_of`); `why` it was sampled goes into its drop record if so."""
+
+    def drop_checked(result: Checked, reason: str, why: str) -> None:
+        audited = audit_reason_of(result.event_id, result.failed, settings.audit_sample_rate)
+        drop(result.event_id, result.app, reason, why, audited is not None)
+
+    return drop_checked
 
 
 def _policed(settings: Settings, publish: Publish) -> Publish:
