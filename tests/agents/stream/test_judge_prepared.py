@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import pickle
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -139,7 +140,19 @@ def test_requests_built_in_a_check_process_leave_what_the_worker_hook_leaves(
     assert {r["sampled_because"] for r in drops} == {"base", "oversample"}
 
 
-def test_a_failing_request_hook_costs_no_answer() -> None:
+@pytest.mark.parametrize(
+    ("hook", "shed", "noted"),
+    [
+        ("request_hook", None, lambda r: r.judge_request is not None),
+        ("shed_hook", "queue_full", lambda r: r.judge_shed is not None),
+    ],
+    ids=["request", "shed"],
+)
+def test_a_failing_judge_hook_costs_no_answer(
+    hook: str, shed: str | None, noted: Callable[[Checked], bool]
+) -> None:
+    """A bug in the hook that admits a check process's request, or counts its note of a drop
+    while the judge sheds, must not cost the answer or those after it."""
     processor, _ = worker(shed_every=1_000)
     work = replace(
         processor.work,
@@ -149,13 +162,13 @@ def test_a_failing_request_hook_costs_no_answer() -> None:
     )
     raws = [json.dumps(e).encode() for e in standard_mix(80, seed=3)]
     metas = [RecordMeta("answers", 0, i, 1000.0 + i) for i in range(len(raws))]
-    results = work.run_batch([(r, m.where()) for r, m in zip(raws, metas, strict=True)])
-    assert any(isinstance(r, Checked) and r.judge_request is not None for r in results)
+    results = work.run_batch([(r, m.where()) for r, m in zip(raws, metas, strict=True)], shed)
+    assert any(isinstance(r, Checked) and noted(r) for r in results)
 
     def broken(result: Any) -> None:
-        raise RuntimeError("a bug in the request hook")
+        raise RuntimeError(f"a bug in the {hook}")
 
-    processor.request_hook = broken
+    setattr(processor, hook, broken)
     for result, raw, meta in zip(results, raws, metas, strict=True):
         processor.apply(result, raw, meta)
     assert processor.processed["checked"] == len(raws)

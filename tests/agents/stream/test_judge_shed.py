@@ -99,22 +99,3 @@ def test_no_notes_while_the_judge_takes_requests() -> None:
     assert rapp.processor.shed_reason() is None
     rapp_off = create_app(load_settings(**{**SETTINGS, "judge_enabled": False}))
     assert rapp_off.processor.shed_reason() is None  # no judge: nothing to shed
-
-
-def test_a_failing_shed_hook_costs_no_answer() -> None:
-    rapp, _ = full_judge()
-    processor = rapp.processor
-    work = replace(processor.work, hook_rate=0.0, judge_rates=processor.judge_rates)
-    raws = [json.dumps(e).encode() for e in standard_mix(60, seed=3)]
-    metas = [RecordMeta("shed.answers", 0, i, 1000.0 + i) for i in range(len(raws))]
-    batch = [(r, m.where()) for r, m in zip(raws, metas, strict=True)]
-    results = work.run_batch(batch, processor.shed_reason())
-    assert any(r.judge_shed is not None for r in results)
-
-    def broken(result: Any) -> None:
-        raise RuntimeError("a bug in the shed hook")
-
-    processor.shed_hook = broken
-    for result, raw, meta in zip(results, raws, metas, strict=True):
-        processor.apply(result, raw, meta)
-    assert processor.processed["checked"] == len(raws)
