@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -48,6 +49,9 @@ from monitor.config.settings import Settings, load_settings
 
 #: what a paced phase takes from the rounds (`rates`): each monitor's median rate
 RATE_SUFFIX = "_events_per_s"
+#: set: the pass-through's RAGMON_PRODUCER_BATCH_BYTES apart from the monitors' (unset: the same
+#: Faust settings for all, as they would run)
+PASSTHROUGH_BATCH_ENV = "RAGMON_BENCH_PASSTHROUGH_PRODUCER_BATCH_BYTES"
 
 
 def run_phases(
@@ -85,11 +89,15 @@ def run_phases(
         _start_monitor(m, m.bootstrap, work)
         assert m.proc is not None
         procs.append(m.proc)
-    passthrough = _spawn(
-        ["agents.bench.e2e", "passthrough"],
-        _env(pt_broker[0], "pt.", "bench-pt", free_port(), work),
-        work / "passthrough.log",
-    )
+    pt_env = _env(pt_broker[0], "pt.", "bench-pt", free_port(), work)
+    pt_batch = os.environ.get(PASSTHROUGH_BATCH_ENV)
+    if pt_batch:  # the pass-through's producer apart from the monitors' (their Faust settings)
+        pt_env["RAGMON_PRODUCER_BATCH_BYTES"] = pt_batch
+    # what each side's producer batches (RAGMON_PRODUCER_BATCH_BYTES): the pass-through forwards
+    # every answer, so its rate moves with it far more than the monitors' (docs/guarantees.md)
+    out["producer_batch_bytes"] = pt.producer_batch_bytes
+    out["passthrough_producer_batch_bytes"] = int(pt_batch or pt.producer_batch_bytes)
+    passthrough = _spawn(["agents.bench.e2e", "passthrough"], pt_env, work / "passthrough.log")
     procs.append(passthrough)
 
     # --- 0. every worker started and warm (imports, group join, first fetches) --------------

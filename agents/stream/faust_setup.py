@@ -36,6 +36,7 @@ def faust_config(settings: Settings) -> dict[str, Any]:
         # A record up to max_event_bytes must be fetchable to be dead-lettered, not stall the
         # partition; 1 MiB is the floor Kafka clients use.
         "consumer_max_fetch_size": max(1 << 20, settings.max_event_bytes * 3),
+        "producer_max_batch_size": settings.producer_batch_bytes,
     }
 
 

@@ -52,6 +52,13 @@ class KafkaFields(BaseModel):
     #: Kafka answers as soon as data arrives, so this only paces idle partitions; a broker that
     #: answers at the end of the wait (tansu) adds it to every record's lag. Faust's own: 1500.
     fetch_max_wait_ms: int = Field(default=500, ge=1, le=60_000)
+    #: RAGMON_PRODUCER_BATCH_BYTES: the most bytes of records the worker's producer puts in one
+    #: batch per partition (Faust's producer_max_batch_size; its own default: 16,384). The
+    #: producer (aiokafka) holds one open batch per partition and makes the next record wait
+    #: until a full one has been sent, a broker round trip: at 16 KiB an audit record of ~3.7 kB
+    #: waits every fourth. Must fit the broker's and the topics' message.max.bytes (Kafka's
+    #: default: 1 MiB). docs/guarantees.md, session 19, has the figures.
+    producer_batch_bytes: int = Field(default=262_144, ge=16_384, le=1_000_000)
     #: RAGMON_DATA_DIR: Faust table/state directory.
     data_dir: str = "/tmp/ragmon-data"
 

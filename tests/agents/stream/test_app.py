@@ -11,6 +11,7 @@ import pytest
 from agents.stream.app import create_app
 from agents.stream.faust_setup import faust_config
 from agents.stream.web import metrics_payload
+from monitor.config.errors import ConfigError
 from monitor.config.settings import load_settings
 from tests.agents.helpers import samples, value
 
@@ -32,6 +33,18 @@ def test_faust_config_from_settings() -> None:
     assert conf["web_port"] == 16111 and conf["web_bind"] == "127.0.0.1"
     assert conf["consumer_max_fetch_size"] == 15_000_000  # room for a record to dead-letter
     assert conf["autodiscover"] is False
+    assert conf["producer_max_batch_size"] == 262_144  # RAGMON_PRODUCER_BATCH_BYTES' default
+
+
+def test_the_producer_batches_what_the_setting_says(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the Faust app hands aiokafka's producer, from the variable; out of range is refused
+    with the variable's name (a batch must fit a broker's 1 MiB message.max.bytes)."""
+    monkeypatch.setenv("RAGMON_PRODUCER_BATCH_BYTES", "65536")
+    app = create_app(settings())
+    assert app.faust.producer._settings_default()["max_batch_size"] == 65_536
+    monkeypatch.setenv("RAGMON_PRODUCER_BATCH_BYTES", "2000000")
+    with pytest.raises(ConfigError, match=r"RAGMON_PRODUCER_BATCH_BYTES .*less than or equal"):
+        settings()
 
 
 def test_each_app_is_new_with_its_own_registry_topics_and_tables() -> None:
