@@ -1,6 +1,8 @@
 """End-to-end benchmark on the embedded broker (`ragmon bench --section e2e`).
 
-In one run, with the same Faust settings and partitions; each throughput round with new workers,
+In one run, with the same Faust settings and partitions (but for the producer's batch: the bare
+pass-through keeps Faust's own 16 KiB, agents/bench/e2e_workers.py, where the monitors have
+RAGMON_PRODUCER_BATCH_BYTES); each throughput round with new workers,
 each on a new broker of its own, and the paced phases (2-4) likewise (`measure`'s `fresh`):
 
 Monitor workers: `monitor` checks in its own process (RAGMON_CHECK_PROCESSES=0),

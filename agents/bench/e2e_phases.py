@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -42,6 +41,7 @@ from agents.bench.e2e_workers import (
     _start_monitor,
     _topic,
     monitors,
+    passthrough_batch_bytes,
 )
 from agents.kafka.broker import free_port
 from agents.kafka.topics import TopicSpec, ensure_topics
@@ -49,9 +49,6 @@ from monitor.config.settings import Settings, load_settings
 
 #: what a paced phase takes from the rounds (`rates`): each monitor's median rate
 RATE_SUFFIX = "_events_per_s"
-#: set: the pass-through's RAGMON_PRODUCER_BATCH_BYTES apart from the monitors' (unset: the same
-#: Faust settings for all, as they would run)
-PASSTHROUGH_BATCH_ENV = "RAGMON_BENCH_PASSTHROUGH_PRODUCER_BATCH_BYTES"
 
 
 def run_phases(
@@ -89,15 +86,15 @@ def run_phases(
         _start_monitor(m, m.bootstrap, work)
         assert m.proc is not None
         procs.append(m.proc)
-    pt_env = _env(pt_broker[0], "pt.", "bench-pt", free_port(), work)
-    pt_batch = os.environ.get(PASSTHROUGH_BATCH_ENV)
-    if pt_batch:  # the pass-through's producer apart from the monitors' (their Faust settings)
-        pt_env["RAGMON_PRODUCER_BATCH_BYTES"] = pt_batch
-    # what each side's producer batches (RAGMON_PRODUCER_BATCH_BYTES): the pass-through forwards
-    # every answer, so its rate moves with it far more than the monitors' (docs/guarantees.md)
+    # what each side's producer batches: the monitors' RAGMON_PRODUCER_BATCH_BYTES, the bare
+    # pass-through's Faust's own (docs/guarantees.md, session 19)
     out["producer_batch_bytes"] = pt.producer_batch_bytes
-    out["passthrough_producer_batch_bytes"] = int(pt_batch or pt.producer_batch_bytes)
-    passthrough = _spawn(["agents.bench.e2e", "passthrough"], pt_env, work / "passthrough.log")
+    out["passthrough_producer_batch_bytes"] = passthrough_batch_bytes()
+    passthrough = _spawn(
+        ["agents.bench.e2e", "passthrough"],
+        _env(pt_broker[0], "pt.", "bench-pt", free_port(), work),
+        work / "passthrough.log",
+    )
     procs.append(passthrough)
 
     # --- 0. every worker started and warm (imports, group join, first fetches) --------------

@@ -4,6 +4,7 @@ processes, with the judge on) and the bare Faust pass-through they are measured 
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,8 +83,21 @@ def _topic(m: Monitor, role: str) -> str:
     return m.settings.topic(role)
 
 
+#: Faust's own producer batch (aiokafka's default): the bare pass-through's, whatever the monitors'
+#: RAGMON_PRODUCER_BATCH_BYTES. It forwards a ~9 kB record per answer, one per 16 KiB batch, so
+#: each waits a broker round trip (agents/stream/faust_setup.py); given the monitors' 256 KiB it
+#: ran 1.5x as fast (docs/guarantees.md, session 19): the variable below measures against that.
+FAUST_PRODUCER_BATCH_BYTES = 16_384
+PASSTHROUGH_BATCH_ENV = "RAGMON_BENCH_PASSTHROUGH_PRODUCER_BATCH_BYTES"
+
+
+def passthrough_batch_bytes() -> int:
+    return int(os.environ.get(PASSTHROUGH_BATCH_ENV) or FAUST_PRODUCER_BATCH_BYTES)
+
+
 def _passthrough() -> int:
-    """A bare Faust agent: answers → out, value and key unchanged, same Faust settings."""
+    """A bare Faust agent: answers → out, value and key unchanged, the monitors' Faust settings
+    but for the producer's batch (`passthrough_batch_bytes`)."""
     import faust
 
     from agents.kafka.faust_fixes import fetch_wait
@@ -91,7 +105,8 @@ def _passthrough() -> int:
     from agents.stream.runner import RagmonWorker
 
     settings = load_settings()
-    app = faust.App(settings.app_id, **faust_config(settings))
+    config = {**faust_config(settings), "producer_max_batch_size": passthrough_batch_bytes()}
+    app = faust.App(settings.app_id, **config)
     fetch_wait.install(app, settings.fetch_max_wait_ms)  # as the monitor's worker does
     source = app.topic(settings.topic("answers"), key_serializer="raw", value_serializer="raw")
     sink = app.topic(settings.topic("out"), key_serializer="raw", value_serializer="raw")

@@ -65,7 +65,7 @@ def broker_reference(events: list[bytes], n: int, rounds: int) -> dict[str, Any]
         _tagged_values,
         renamed,
     )
-    from agents.bench.e2e_workers import Monitor, _start_monitor
+    from agents.bench.e2e_workers import Monitor, _start_monitor, passthrough_batch_bytes
     from agents.kafka.broker import EmbeddedBroker, free_port
     from agents.kafka.topics import TopicSpec, ensure_topics
     from monitor.config.settings import load_settings
@@ -146,6 +146,9 @@ def broker_reference(events: list[bytes], n: int, rounds: int) -> dict[str, Any]
             "rounds_monitor_broker_cpu_us": [c[0] for c in mon_costs],
             "rounds_passthrough_broker_cpu_us": [c[0] for c in pt_costs],
             "load_average_1min": loads,
+            # the monitor's producer batch and the bare pass-through's (Faust's own)
+            "producer_batch_bytes": mon.settings.producer_batch_bytes,
+            "passthrough_producer_batch_bytes": passthrough_batch_bytes(),
         }
     finally:
         for proc in procs:
