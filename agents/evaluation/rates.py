@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from agents.evaluation.spans import SpanLabel, claim_span_labels
@@ -17,11 +18,23 @@ from agents.output.records import verdict_vector
 from monitor.estimation.evaluate import EvalUnit, bands, resample
 from monitor.estimation.evaluate_human import judge_for, resample_human
 from monitor.estimation.plot import band_svg
-from monitor.estimation.window import RATES
+from monitor.estimation.window import RATES, judgeable_split
 from monitor.judge.request import judge_items
 from monitor.records.models import AnswerEvent, Verdict
 
 PLOT_RATES = (0.02, 0.05, 0.1, 0.2, 0.4)
+
+
+def ruled_label(verdict: Verdict) -> str | None:
+    """How the stream counts the claims of `verdict` the judge cannot see (the weakest of them:
+    monitor.estimation.window.judgeable_split), or None when they count in no rate (refusals,
+    claims past the claim cap)."""
+    _, supported, unsupported, other = judgeable_split(verdict)
+    if unsupported:
+        return "not_supported"
+    if other:
+        return "partially_supported"
+    return "supported" if supported else None
 
 
 def units_of(
@@ -51,6 +64,7 @@ def units_of(
                 judgeable=len(claims),
                 judgeable_supported=sum(c.support.verdict == "supported" for c in claims),
                 judgeable_unsupported=sum(c.support.verdict == "not_supported" for c in claims),
+                ruled=ruled_label(verdict) if not claims else "not_supported",
             )
         )
     return units
@@ -92,6 +106,7 @@ def units_of_spans(
                     judgeable=int(seen),
                     judgeable_supported=sup if seen else 0,
                     judgeable_unsupported=unsup if seen else 0,
+                    ruled="not_supported" if seen else ruled_label(replace(verdict, claims=(c,))),
                 )
             )
     return units
@@ -157,10 +172,16 @@ def _count(x: float | None) -> str:
     return "n/a" if x is None else f"{x:g}"
 
 
+def _uncounted(fig: Mapping[str, Any]) -> str:
+    n = fig.get("uncounted_events") or 0
+    return f"; {n} counted in no rate, as the stream counts refusals" if n else ""
+
+
 def format_rates(fig: Mapping[str, Any]) -> str:
     lines = [
         f"rates: {fig['events']} labelled {fig.get('unit', 'event')}s with a claim "
-        f"({fig['judgeable_events']} the judge can see); judge: {fig['judge']}; judge rate {fig['judge_rate']:g}, "
+        f"({fig['judgeable_events']} the judge can see{_uncounted(fig)}); judge: {fig['judge']};"
+        f" judge rate {fig['judge_rate']:g}, "
         f"{fig['resamples']} resamples (seed {fig['seed']}), median {_count(fig['judged_events_median'])}"
         " events judged per resample",
         f"  {'':<14}{'truth':>8}{'cheap':>8}{'|corr-t|':>10}{'|est-t|':>9}{'CI half':>9}"

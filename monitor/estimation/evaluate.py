@@ -9,8 +9,11 @@ independently), and computes from the same window sums as the stream (monitor.es
 - what today's judge corrections would read: the cheap counts with the judged events' judgeable
   claims replaced by their labels (supported / claims, not supported / claims).
 
-Events without a judgeable claim (uncited, invalid citations) keep the cheap tier's verdict (not
-supported), as in the stream; the truth is the share of events with each label.
+Units without a judgeable claim are decided by the stream's rule (`EvalUnit.ruled`,
+monitor.estimation.window.judgeable_split): invalid citations or no context to judge on count as
+not supported; a refusal or a claim past the claim cap counts in no rate. The truth is the share
+of all labelled units with each human label, refusals included: what the stream leaves out is
+measured, not defined away.
 """
 
 from __future__ import annotations
@@ -47,6 +50,9 @@ class EvalUnit:
     judgeable: int  # claims of the event the judge would see
     judgeable_supported: int  # ... of those, cheap verdicts supported / not supported
     judgeable_unsupported: int
+    #: without a judgeable claim (`score` None): the label the stream's rule gives the unit (a
+    #: key of LABEL_VALUES), or None where it counts in no rate (a refusal asserts nothing)
+    ruled: str | None = "not_supported"
 
 
 def _add(into: dict[str, int], sums: Mapping[str, int]) -> None:
@@ -59,7 +65,9 @@ def base_sums(units: Sequence[EvalUnit]) -> dict[str, int]:
     sums: dict[str, int] = {}
     for u in units:
         if u.score is None:
-            _add(sums, answer_sums([], 0, 1))
+            if u.ruled is not None:
+                s, h = LABEL_VALUES[u.ruled]
+                _add(sums, answer_sums([], s, h, 1 - s - h))
         else:
             _add(sums, answer_sums([u.score], 0, 0))
     return sums
@@ -115,13 +123,15 @@ def truth(units: Sequence[EvalUnit]) -> dict[str, float]:
 
 
 def reference(units: Sequence[EvalUnit]) -> dict[str, float | None]:
-    """The rates the reference (the judge with --judge) gives over all events, decided by rule
-    where it cannot look: what the estimate targets. Equal to `truth` with the oracle judge
-    except for events without a judgeable claim."""
+    """The rates the reference (the judge with --judge) gives over the units the stream counts,
+    decided by rule where it cannot look: what the estimate targets. Equal to `truth` with the
+    oracle judge except for units without a judgeable claim."""
     n = sup = hal = 0
     for u in units:
-        if u.score is None:  # decided by rule: not supported
-            n, hal = n + 1, hal + 1
+        if u.score is None:  # decided by rule, or counted in no rate
+            if u.ruled is not None:
+                s, h = LABEL_VALUES[u.ruled]
+                n, sup, hal = n + 1, sup + s, hal + h
         elif u.label is not None:  # else the judge gave no verdict: unknown
             s, h = LABEL_VALUES[u.label]
             n, sup, hal = n + 1, sup + s, hal + h
@@ -221,6 +231,7 @@ def resample(
     out: dict[str, Any] = {
         "events": len(units),
         "judgeable_events": sum(1 for u in units if u.score is not None),
+        "uncounted_events": sum(1 for u in units if u.score is None and u.ruled is None),
         "judge_rate": judge_rate,
         "resamples": resamples,
         "seed": seed,

@@ -97,3 +97,37 @@ def test_span_labels_give_one_unit_per_claim(
     assert got["hallucination"]["truth"] == pytest.approx(1 / 3)
     # the oracle judge judging every claim: the estimate is the truth
     assert got["hallucination"]["estimate_abs_error_median"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_a_refusal_counts_in_no_rate_as_in_the_stream(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # claims the documents support, one refusal among them (no span marked: the humans call
+    # it supported), one marked claim. The stream counts the refusal in no rate
+    # (monitor.estimation.window); with every claim judged the estimate is then 2 supported
+    # of 3 counted, the truth 3 of 4; counted as not supported (before): 2 of 4
+    doc = {"id": "1", "text": "Revenue grew by 5% in 2020 across Europe. Costs fell in Asia."}
+    good = "Revenue grew by 5% in 2020 across Europe."
+    refusal = "However, the passage does not provide specific information on salaries."
+    bad = "Profits doubled in Africa during 2019 and 2018."
+    events = [
+        {"event_id": "a", "answer": f"{good} {refusal}", "documents": [doc]},
+        {"event_id": "b", "answer": f"{good} {bad}", "documents": [doc]},
+    ]
+    labels = [
+        {"event_id": "a", "spans": []},
+        {"event_id": "b", "spans": [{"start": len(good) + 1, "end": len(good) + 9}]},
+    ]
+    ev, lab, out = tmp_path / "e.jsonl", tmp_path / "l.jsonl", tmp_path / "r.json"
+    ev.write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    lab.write_text("\n".join(json.dumps(r) for r in labels) + "\n")
+    args = ["eval", str(ev), "--labels", str(lab), "--rates", "--judge-rate", "1"]
+    assert main([*args, "--resamples", "2", "--json", str(out)]) == 0
+    assert "1 counted in no rate" in capsys.readouterr().out
+    got = json.loads(out.read_text())
+    assert (got["events"], got["judgeable_events"], got["uncounted_events"]) == (4, 3, 1)
+    assert got["support"]["truth"] == pytest.approx(3 / 4)
+    assert got["support"]["reference"] == pytest.approx(2 / 3)
+    assert got["hallucination"]["reference"] == pytest.approx(1 / 3)
+    assert got["support"]["estimate_median"] == pytest.approx(2 / 3)
+    assert got["hallucination"]["estimate_median"] == pytest.approx(1 / 3)

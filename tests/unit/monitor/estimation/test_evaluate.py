@@ -91,3 +91,54 @@ def test_median_interval_with_thousands_of_resamples() -> None:
     assert lo is not None and hi is not None
     assert abs(lo - (2000 - 1.96 * math.sqrt(4000) / 2)) <= 2
     assert abs(hi - (2000 + 1.96 * math.sqrt(4000) / 2)) <= 2
+
+
+def test_units_without_a_judgeable_claim_count_as_the_stream_rules_them() -> None:
+    from dataclasses import replace
+
+    refusal = replace(unit("supported", None, 0, 0), ruled=None)  # counts in no rate
+    ruled_ok = replace(unit("supported", None, 1, 0), ruled="supported")  # a stated JSON value
+    ruled_part = replace(unit("partially_supported", None, 0, 0), ruled="partially_supported")
+    units = [*UNITS, refusal, ruled_ok, ruled_part]
+    sums, plain = base_sums(units), base_sums(UNITS)
+    # by hand: the refusal adds nothing; the others one ruled claim each, of their kind
+    assert sums["ruled_unsupported"] == plain["ruled_unsupported"] == 1
+    assert sums["ruled_supported"] == plain.get("ruled_supported", 0) + 1
+    assert sums["ruled_other"] == plain.get("ruled_other", 0) + 1
+    assert {k: v for k, v in sums.items() if not k.startswith("ruled_")} == {
+        k: v for k, v in plain.items() if not k.startswith("ruled_")
+    }
+    # the reference counts 7 units (not the refusal): supported 1 (0.9) + 1 (ruled) = 2 of 7...
+    # with UNITS' own reference 2 of 5 supported, 2 of 5 not: (2 + 1) / 7 and 2 / 7
+    assert reference(units) == {
+        "support": pytest.approx(3 / 7),
+        "hallucination": pytest.approx(2 / 7),
+    }
+    # the truth is the human label of every unit, the refusal included: UNITS' 3 supported of
+    # 5, the refusal and ruled_ok supported, ruled_part partly: 5 of 8; 1 of 8 not supported
+    assert truth(units) == {"support": 5 / 8, "hallucination": 1 / 8}
+    out = resample(units, judge_rate=1.0, resamples=2, seed=1)
+    assert out["uncounted_events"] == 1 and out["judgeable_events"] == 4
+    assert out["support"]["estimate_median"] == pytest.approx(3 / 7)
+
+
+def test_refusals_left_out_keep_the_interval_on_the_truth() -> None:
+    # 2,000 claims, 10% hallucinated, plus 150 refusals the humans call supported (they state
+    # nothing false). Counted as not supported by rule (the old evaluation), the estimate
+    # targets (200 + 150) / 2150 = 0.163 against a truth of 200 / 2150 = 0.093; left out as
+    # the stream leaves them out, 200 / 2000 = 0.100 (the interval's half-width is ~0.04).
+    # Coverage over seeded judge samples:
+    from dataclasses import replace
+
+    rng = random.Random(7)
+    claims = []
+    for i in range(2000):
+        bad = i % 10 == 0
+        score = min(1.0, max(0.0, rng.gauss(0.3 if bad else 0.7, 0.2)))
+        claims.append(unit("not_supported" if bad else "supported", round(score, 3), 0, 0))
+    refusals = [unit("supported", None, 0, 0) for _ in range(150)]
+    stream = resample([*claims, *(replace(u, ruled=None) for u in refusals)], 0.1, 200, seed=2)
+    old = resample([*claims, *refusals], 0.1, 200, seed=2)
+    assert stream["hallucination"]["truth"] == pytest.approx(200 / 2150)
+    assert stream["hallucination"]["ci_coverage"] >= 0.9
+    assert old["hallucination"]["ci_coverage"] <= 0.05
