@@ -20,9 +20,10 @@ takes part in the throughput rounds only: its figure is `judge_on_vs_off`, its r
    spent meanwhile (/proc, children included) gives µs of CPU per answer. A monitor's figure is
    the median of its rounds' ratios: the rates of a round are measured seconds apart, so a slow
    phase of the shared machine hits all of them;
-2. each monitor is fed at 50% of its median rate; the event lag of an answer is the timestamp of
-   the score record that carries it (when the check agent published it) minus the answer's
-   record timestamp on `answers`;
+2. each monitor is fed at 50% of its median rate, then at 50% of the pass-through's (the issue's
+   yardstick; `<monitor>_lag_passthrough_half`, None for a monitor slower than that); the event
+   lag of an answer is the timestamp of the score record that carries it (when the check agent
+   published it) minus the answer's record timestamp on `answers`;
 3. each monitor keeps consuming until it has checked `rss_events` events in all; the RSS of its
    processes together is read from /proc;
 4. the pass-through gets the in-process monitor's paced rate (its lag shows the broker's and

@@ -208,6 +208,24 @@ def _rounds(
     out["rounds_ratio"] = out["rounds_monitor_ratio"]  # the in-process monitor, as before
 
 
+def _lag(m: Monitor, events: list[bytes], rate: float, seconds: float, tag: str) -> dict[str, Any]:
+    """`m`'s event lag fed `rate` answers/s for `seconds`: each answer's score record timestamp
+    minus its answer record's."""
+    assert m.settings is not None
+    n = max(50, int(rate * seconds))
+    asyncio.run(_publish(m.settings, _topic(m, "answers"), renamed(events, n, tag), rate))
+    records = asyncio.run(
+        _read(m.bootstrap, _topic(m, "scores"), n, timeout=600, weight=_tagged_answers(tag))
+    )
+    lags = sorted(
+        r.timestamp / 1000 - entry[1]
+        for r in records
+        for entry in json.loads(r.value)["events"]
+        if str(entry[0]).startswith(tag)
+    )
+    return _summary(lags)
+
+
 def _paced(
     out: dict[str, Any],
     mons: list[Monitor],
@@ -220,25 +238,19 @@ def _paced(
     held: int,
 ) -> None:
     mons = [m for m in mons if m.full]
-    # --- 2. each monitor's lag at 50% of its own rate: score record published − answer record
+    # --- 2. each monitor's lag at 50% of its own rate: score record published − answer record;
+    # and at 50% of the pass-through's (the issue's yardstick) where the monitor can keep up
+    # with that at all (the in-process one cannot: its lag would only grow)
+    half_pt = out["passthrough_events_per_s"] / 2
     for m in mons:
-        assert m.settings is not None
         rate = out[f"{m.name}_events_per_s"] / 2
-        n_lag = max(50, int(rate * lag_seconds))
-        asyncio.run(_publish(m.settings, _topic(m, "answers"), renamed(events, n_lag, "lag"), rate))
-        records = asyncio.run(
-            _read(
-                m.bootstrap, _topic(m, "scores"), n_lag, timeout=600, weight=_tagged_answers("lag")
-            )
-        )
-        lags = sorted(
-            r.timestamp / 1000 - entry[1]
-            for r in records
-            for entry in json.loads(r.value)["events"]
-            if str(entry[0]).startswith("lag")
-        )
         out[f"{m.name}_lag_rate_events_per_s"] = rate
-        out[f"{m.name}_lag"] = _summary(lags)
+        out[f"{m.name}_lag"] = _lag(m, events, rate, lag_seconds, "lag")
+        keeps_up = out[f"{m.name}_events_per_s"] > half_pt
+        out[f"{m.name}_lag_passthrough_half_rate_events_per_s"] = half_pt
+        out[f"{m.name}_lag_passthrough_half"] = (
+            _lag(m, events, half_pt, lag_seconds, "halfpt") if keeps_up else None
+        )
     out["lag_rate_events_per_s"] = out["monitor_lag_rate_events_per_s"]
 
     # --- 3. each monitor's RSS (its processes together) once it has checked `rss_events` ------

@@ -27,6 +27,14 @@ def test_end_to_end_throughput_lag_and_memory(tmp_path: object) -> None:
     print(json.dumps(result, indent=2))
     assert result["monitor_events_checked"] >= rss_events
     assert result["monitor_lag"]["events"] > 0
+    # at half the pass-through's rate too, for each monitor that can keep up with it
+    for name in ("monitor", "monitor_pool"):
+        half = result.get(f"{name}_lag_passthrough_half_rate_events_per_s")
+        if half is None:
+            continue
+        keeps_up = result[f"{name}_events_per_s"] > half
+        assert half == result["passthrough_events_per_s"] / 2
+        assert (result[f"{name}_lag_passthrough_half"] is not None) == keeps_up
     assert result["passthrough_lag_same_rate"]["events"] == result["monitor_lag"]["events"]
     assert result["monitor_rss_mb"] > 0 and result["passthrough_events_per_s"] > 0
     # the bare pass-through batches as Faust does unless the bench is told otherwise
