@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -69,29 +70,38 @@ def test_the_text_report_counts_judged_events_as_counts() -> None:
     assert "Agresti-Coull adjusted, finite-population" in text
 
 
-def test_span_labels_give_one_unit_per_claim(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # a: one claim, no span (supported); b: the same claim and a second one inside a marked
-    # span (not supported): 3 claims, truth support 2/3, hallucination 1/3
-    doc = {"id": "1", "text": "Revenue grew by 5% in 2020 across Europe. Costs fell in Asia."}
-    good = "Revenue grew by 5% in 2020 across Europe."
-    bad = "Profits doubled in Africa during 2019 and 2018."
+DOC = {"id": "1", "text": "Revenue grew by 5% in 2020 across Europe. Costs fell in Asia."}
+GOOD = "Revenue grew by 5% in 2020 across Europe."
+BAD = "Profits doubled in Africa during 2019 and 2018."
+#: event b: GOOD, then BAD inside a marked span (the humans' hallucination)
+MARKED_B = {"event_id": "b", "spans": [{"start": len(GOOD) + 1, "end": len(GOOD) + 9}]}
+
+
+def _rates_on_spans(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], a_answer: str
+) -> tuple[str, dict[str, Any]]:
+    """`ragmon eval --rates` with every claim judged over event a (`a_answer`, no span marked)
+    and event b (GOOD BAD, BAD marked): its text report and its JSON figures."""
     events = [
-        {"event_id": "a", "answer": good, "documents": [doc]},
-        {"event_id": "b", "answer": f"{good} {bad}", "documents": [doc]},
+        {"event_id": "a", "answer": a_answer, "documents": [DOC]},
+        {"event_id": "b", "answer": f"{GOOD} {BAD}", "documents": [DOC]},
     ]
-    labels = [
-        {"event_id": "a", "spans": []},
-        {"event_id": "b", "spans": [{"start": len(good) + 1, "end": len(good) + 9}]},
-    ]
+    labels = [{"event_id": "a", "spans": []}, MARKED_B]
     ev, lab, out = tmp_path / "e.jsonl", tmp_path / "l.jsonl", tmp_path / "r.json"
     ev.write_text("\n".join(json.dumps(e) for e in events) + "\n")
     lab.write_text("\n".join(json.dumps(r) for r in labels) + "\n")
     args = ["eval", str(ev), "--labels", str(lab), "--rates", "--judge-rate", "1"]
     assert main([*args, "--resamples", "2", "--json", str(out)]) == 0
-    assert "labelled claims" in capsys.readouterr().out
-    got = json.loads(out.read_text())
+    return capsys.readouterr().out, json.loads(out.read_text())
+
+
+def test_span_labels_give_one_unit_per_claim(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a: one claim, no span (supported); b: the same claim and a second one inside a marked
+    # span (not supported): 3 claims, truth support 2/3, hallucination 1/3
+    text, got = _rates_on_spans(tmp_path, capsys, GOOD)
+    assert "labelled claims" in text
     assert got["unit"] == "claim" and got["events"] == 3
     assert got["support"]["truth"] == pytest.approx(2 / 3)
     assert got["hallucination"]["truth"] == pytest.approx(1 / 3)
@@ -106,25 +116,9 @@ def test_a_refusal_counts_in_no_rate_as_in_the_stream(
     # it supported), one marked claim. The stream counts the refusal in no rate
     # (monitor.estimation.window); with every claim judged the estimate is then 2 supported
     # of 3 counted, the truth 3 of 4; counted as not supported (before): 2 of 4
-    doc = {"id": "1", "text": "Revenue grew by 5% in 2020 across Europe. Costs fell in Asia."}
-    good = "Revenue grew by 5% in 2020 across Europe."
     refusal = "However, the passage does not provide specific information on salaries."
-    bad = "Profits doubled in Africa during 2019 and 2018."
-    events = [
-        {"event_id": "a", "answer": f"{good} {refusal}", "documents": [doc]},
-        {"event_id": "b", "answer": f"{good} {bad}", "documents": [doc]},
-    ]
-    labels = [
-        {"event_id": "a", "spans": []},
-        {"event_id": "b", "spans": [{"start": len(good) + 1, "end": len(good) + 9}]},
-    ]
-    ev, lab, out = tmp_path / "e.jsonl", tmp_path / "l.jsonl", tmp_path / "r.json"
-    ev.write_text("\n".join(json.dumps(e) for e in events) + "\n")
-    lab.write_text("\n".join(json.dumps(r) for r in labels) + "\n")
-    args = ["eval", str(ev), "--labels", str(lab), "--rates", "--judge-rate", "1"]
-    assert main([*args, "--resamples", "2", "--json", str(out)]) == 0
-    assert "1 counted in no rate" in capsys.readouterr().out
-    got = json.loads(out.read_text())
+    text, got = _rates_on_spans(tmp_path, capsys, f"{GOOD} {refusal}")
+    assert "1 counted in no rate" in text
     assert (got["events"], got["judgeable_events"], got["uncounted_events"]) == (4, 3, 1)
     assert got["support"]["truth"] == pytest.approx(3 / 4)
     assert got["support"]["reference"] == pytest.approx(2 / 3)
