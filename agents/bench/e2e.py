@@ -20,10 +20,11 @@ takes part in the throughput rounds only: its figure is `judge_on_vs_off`, its r
    spent meanwhile (/proc, children included) gives µs of CPU per answer. A monitor's figure is
    the median of its rounds' ratios: the rates of a round are measured seconds apart, so a slow
    phase of the shared machine hits all of them;
-2. each monitor is fed at 50% of its median rate, then at 50% of the pass-through's (the issue's
-   yardstick; `<monitor>_lag_passthrough_half`, None for a monitor slower than that); the event
-   lag of an answer is the timestamp of the score record that carries it (when the check agent
-   published it) minus the answer's record timestamp on `answers`;
+2. each monitor is fed at 50% of its median rate; and, with new workers on a new broker (phase
+   "lag"), at 50% of the pass-through's (the issue's yardstick; `<monitor>_lag_passthrough_half`,
+   None for a monitor slower than that); the event lag of an answer is the timestamp of the
+   score record that carries it (when the check agent published it) minus the answer's record
+   timestamp on `answers`;
 3. each monitor keeps consuming until it has checked `rss_events` events in all; the RSS of its
    processes together is read from /proc;
 4. the pass-through gets the in-process monitor's paced rate (its lag shows the broker's and
@@ -85,6 +86,8 @@ def measure(
         paced = _on_broker(events, work / "paced", args, 0, "paced", rates=out)
         paced.pop("rounds")
         out.update(paced)
+        lag = _on_broker(events, work / "paced-half-pt", args, 0, "lag", rates=out)
+        out.update({k: v for k, v in lag.items() if "_lag_passthrough_half" in k})
         out["fresh_broker_per_round"] = True
         return out
     finally:
@@ -102,8 +105,9 @@ def _on_broker(
     rates: dict[str, Any] | None = None,
     name: str = "",
 ) -> dict[str, Any]:
-    """The workers for `phase`: all (one broker for everything), rounds (the throughput rounds)
-    or paced (lag, RSS and the pass-through's lag at `rates`). Except for all, each worker has
+    """The workers for `phase`: all (one broker for everything), rounds (the throughput rounds),
+    paced (lag, RSS and the pass-through's lag at `rates`) or lag (each monitor's lag at half the
+    pass-through's rate in `rates`). Except for all, each worker has
     a broker of its own: the one measured last in a round would otherwise meet a broker
     holding every earlier worker's records."""
     n, lag_seconds, rss_events, check_processes, judge_url = args
