@@ -128,12 +128,11 @@ def reference(units: Sequence[EvalUnit]) -> dict[str, float | None]:
     oracle judge except for units without a judgeable claim."""
     n = sup = hal = 0
     for u in units:
-        if u.score is None:  # decided by rule, or counted in no rate
-            if u.ruled is not None:
-                s, h = LABEL_VALUES[u.ruled]
-                n, sup, hal = n + 1, sup + s, hal + h
-        elif u.label is not None:  # else the judge gave no verdict: unknown
-            s, h = LABEL_VALUES[u.label]
+        # without a judgeable claim the stream's rule decides (None: in no rate); else the
+        # reference's label (None: the judge gave no verdict, unknown)
+        label = u.ruled if u.score is None else u.label
+        if label is not None:
+            s, h = LABEL_VALUES[label]
             n, sup, hal = n + 1, sup + s, hal + h
     if not n:
         return {"support": None, "hallucination": None}
