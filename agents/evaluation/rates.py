@@ -233,6 +233,9 @@ def _human_lines(fig: Mapping[str, Any]) -> list[str]:
             f"{_f(r['corrected_ci_coverage']):>10}{_f(r['human_only_ci_halfwidth_median']):>17}"
             f"{_f(r['judge_sensitivity_median']):>10}{_f(r['judge_specificity_median']):>10}"
         )
+        above, below = r.get("corrected_ci_miss_above"), r.get("corrected_ci_miss_below")
+        if above is not None and below is not None:
+            lines.append(f"    misses: {above:.3f} above the truth, {below:.3f} below")
         if r["resamples_without_correction"]:
             lines.append(
                 f"    no correction in some resamples: {r['resamples_without_correction']}"
@@ -240,6 +243,8 @@ def _human_lines(fig: Mapping[str, Any]) -> list[str]:
     lines += [
         "  |judge-t|: the judge-scale estimate against the human truth; |corr-t|, CI half,",
         "  coverage: the Rogan-Gladen corrected estimate and its 95% interval (docs/estimation.md);",
+        "  misses: intervals wholly above / below the truth (an alert on a lower bound pages on",
+        "  the first);",
         "  human-only half: the calibration labels alone; judge Se/Sp: measured on them (medians).",
     ]
     return lines

@@ -97,6 +97,7 @@ def resample_human(
     relabel = judge_for(units, seed, sensitivity, specificity)
     keys = (
         *("judge_err", "err", "val", "half", "cover", "human_half", "human_cover", "se", "sp"),
+        *("above", "below"),
         *("rg_err", "rg_half", "rg_cover"),
     )
     per: dict[str, dict[str, list[float]]] = {r: {k: [] for k in keys} for r in RATES}
@@ -132,6 +133,9 @@ def resample_human(
             acc["val"].append(got.value)
             acc["half"].append(got.halfwidth or 0.0)
             acc["cover"].append(1.0 if got.covers(t) else 0.0)
+            # which side a miss falls on: an alert on the lower bound pages on "above"
+            acc["above"].append(1.0 if got.lower is not None and got.lower > t else 0.0)
+            acc["below"].append(1.0 if got.upper is not None and got.upper < t else 0.0)
     out: dict[str, Any] = {}
     for rate in RATES:
         acc = per[rate]
@@ -141,6 +145,8 @@ def resample_human(
             "corrected_abs_error_median_interval": median_interval(acc["err"]),
             "corrected_median": _median(acc["val"]),
             "corrected_ci_coverage": statistics.fmean(acc["cover"]) if acc["cover"] else None,
+            "corrected_ci_miss_above": statistics.fmean(acc["above"]) if acc["above"] else None,
+            "corrected_ci_miss_below": statistics.fmean(acc["below"]) if acc["below"] else None,
             "corrected_ci_halfwidth_median": _median(acc["half"]),
             "human_only_ci_halfwidth_median": _median(acc["human_half"]),
             "human_only_ci_coverage": statistics.fmean(acc["human_cover"])

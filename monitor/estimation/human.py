@@ -31,7 +31,10 @@ Interval (delta method): with J = Se + Sp − 1,
   judge's reading of the window, not this. 0 when M is not given.
 
 The interval is p̂ ± t·√Var (t with the judge sample's degrees of freedom, as the window's),
-clipped to [0, 1] and widened to hold the clipped point. Its coverage is measured, not assumed
+clipped to [0, 1] and widened to hold the clipped point. With human labels of the window's own
+claims averaged in (`direct`), it is the score interval of the average instead
+(monitor.estimation.score_interval: both variances taken at each rate tested, Wilson's without a
+judge), which misses as often above the truth as below. Its coverage is measured, not assumed
 (tests/unit/monitor/estimation/test_human.py; `ragmon eval --rates --human-labels`).
 
 Degenerate cases give no estimate and a reason: no human label of the positive class
@@ -49,6 +52,7 @@ from dataclasses import dataclass
 
 from monitor.estimation.judge_error import JudgeError, Share
 from monitor.estimation.ppi import LEVEL, t_value
+from monitor.estimation.score_interval import score_bounds
 from monitor.estimation.window import rate_figures, window_claims
 
 NO_HUMAN_POSITIVE = "no_human_positive"
@@ -136,8 +140,9 @@ def correct(
     `direct`: human labels of a *uniform sample of this window's* judgeable claims (positives
     of the rate / labelled). They observe the window's rate without a judge, so the two
     estimates, each unbiased for the window's rate, are averaged with inverse-variance weights
-    (`combine`). Labels pooled from outside the window, or picked by a reviewer, calibrate only:
-    pass them in `error`, not here."""
+    (`combine`); the interval is then the average's score interval (`score_bounds`). Labels
+    pooled from outside the window, or picked by a reviewer, calibrate only: pass them in
+    `error`, not here."""
     level = error.level
     reason = why_not(error)
     rg: tuple[float, float] | None = None  # (raw rate, variance) on the judgeable claims
@@ -149,13 +154,23 @@ def correct(
     raw, variance = combine(rg, own)
     p = _clip(raw)
     stderr = scale * math.sqrt(variance)
-    centre = offset + scale * raw
-    half = t_value(level, df if rg else math.inf) * stderr
+    t = t_value(level, df if rg else math.inf)
+    if direct is not None and own is not None:
+        # the window's own labels: the score interval of the average (Wilson's without a judge)
+        other = None
+        if rg is not None:
+            other = (rg[0], lambda at: _rg_variance(at, judged_stderr, error, window_claims))
+        fpc = _direct_fpc(direct, window_claims)
+        low, high = score_bounds(direct.successes, direct.trials, fpc, t, other)
+        low, high = offset + scale * low, offset + scale * high
+    else:
+        centre = offset + scale * raw
+        low, high = centre - t * stderr, centre + t * stderr
     value = _clip(offset + scale * p)
     return HumanEstimate(
         value=value,
-        lower=_clip(min(value, centre - half)),
-        upper=_clip(max(value, centre + half)),
+        lower=_clip(min(value, low)),
+        upper=_clip(max(value, high)),
         stderr=stderr,
         judged=judged,
         labels=error.labels,
@@ -167,18 +182,24 @@ def _rogan_gladen_variance(
     judged: float, judged_stderr: float, error: JudgeError, window_claims: float
 ) -> tuple[float, float]:
     """(raw Rogan-Gladen rate, its delta-method variance) for a non-degenerate table."""
+    se_v, sp_v = error.sensitivity.value, error.specificity.value
+    assert se_v is not None and sp_v is not None  # why_not checked both classes
+    raw = rogan_gladen(judged, se_v, sp_v)
+    # the derivatives' weights: a rate, not an extrapolation past [0, 1]
+    return raw, _rg_variance(_clip(raw), judged_stderr, error, window_claims)
+
+
+def _rg_variance(p: float, judged_stderr: float, error: JudgeError, window_claims: float) -> float:
+    """The delta-method variance of the Rogan-Gladen rate, its weights taken at the rate `p`."""
     se, sp = error.sensitivity, error.specificity
     se_v, sp_v = se.value, sp.value
-    assert se_v is not None and sp_v is not None  # why_not checked both classes
-    youden = se_v + sp_v - 1
-    raw = rogan_gladen(judged, se_v, sp_v)
-    p = _clip(raw)  # the derivatives' weights: a rate, not an extrapolation past [0, 1]
+    assert se_v is not None and sp_v is not None
     variance = judged_stderr**2 + p * p * se.variance() + (1 - p) ** 2 * sp.variance()
     if window_claims > 0:
         se_a, _ = se.adjusted()
         sp_a, _ = sp.adjusted()
         variance += (p * se_a * (1 - se_a) + (1 - p) * sp_a * (1 - sp_a)) / window_claims
-    return raw, variance / youden**2
+    return variance / (se_v + sp_v - 1) ** 2
 
 
 def _direct(share: Share, window_claims: float) -> tuple[float, float]:
@@ -186,8 +207,11 @@ def _direct(share: Share, window_claims: float) -> tuple[float, float]:
     Coull's adjusted variance, finite-population corrected when the window's size is known."""
     value = share.value
     assert value is not None
-    fpc = max(0.0, 1.0 - share.trials / window_claims) if window_claims > 0 else 1.0
-    return value, share.variance() * fpc
+    return value, share.variance() * _direct_fpc(share, window_claims)
+
+
+def _direct_fpc(share: Share, window_claims: float) -> float:
+    return max(0.0, 1.0 - share.trials / window_claims) if window_claims > 0 else 1.0
 
 
 def combine(

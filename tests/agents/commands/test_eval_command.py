@@ -177,7 +177,9 @@ def test_eval_rates_with_a_perfect_simulated_judge_and_every_label(
     args = ["eval", str(ev_path), "--labels", str(lab_path), "--rates", "--judge-rate", "1"]
     args += ["--judge-sensitivity", "1", "--judge-specificity", "1", "--human-labels", "10"]
     assert main([*args, "--resamples", "3", "--json", str(out_path)]) == 0
-    assert "simulated (sensitivity 1, specificity 1)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "simulated (sensitivity 1, specificity 1)" in out
+    assert "misses: 0.000 above the truth, 0.000 below" in out
     got = json.loads(out_path.read_text())
     assert got["human_labels"] == 10 and got["judge_sensitivity"] == 1.0
     for rate in ("support", "hallucination"):
@@ -185,6 +187,7 @@ def test_eval_rates_with_a_perfect_simulated_judge_and_every_label(
         assert r["judge_scale_abs_error_median"] == 0.0
         assert r["corrected_abs_error_median"] == pytest.approx(0.0, abs=1e-12)
         assert r["corrected_ci_coverage"] == 1.0
+        assert r["corrected_ci_miss_above"] == r["corrected_ci_miss_below"] == 0.0
         assert "estimate_abs_error_median" in r and "ci_coverage" in r  # old keys kept
 
 

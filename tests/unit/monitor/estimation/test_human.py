@@ -232,6 +232,10 @@ def test_eval_coverage_against_a_known_truth() -> None:
     for rate in ("support", "hallucination"):
         r = out[rate]
         assert 0.90 <= r["corrected_ci_coverage"] <= 0.99, (rate, r)
+        # every resample's interval covers, or misses on one side
+        sides = r["corrected_ci_miss_above"] + r["corrected_ci_miss_below"]
+        assert sides + r["corrected_ci_coverage"] == pytest.approx(1.0)
+        assert max(r["corrected_ci_miss_above"], r["corrected_ci_miss_below"]) <= 0.06, r
         assert 0.90 <= r["rogan_gladen_ci_coverage"] <= 0.995, (rate, r)
         # the judge-scale estimate is biased by the simulated judge; the correction is not
         assert r["corrected_abs_error_median"] < r["judge_scale_abs_error_median"]
