@@ -233,7 +233,7 @@ def _human_lines(fig: Mapping[str, Any]) -> list[str]:
             f"{_f(r['corrected_ci_coverage']):>10}{_f(r['human_only_ci_halfwidth_median']):>17}"
             f"{_f(r['judge_sensitivity_median']):>10}{_f(r['judge_specificity_median']):>10}"
         )
-        above, below = r.get("corrected_ci_miss_above"), r.get("corrected_ci_miss_below")
+        above, below = r["corrected_ci_miss_above"], r["corrected_ci_miss_below"]
         if above is not None and below is not None:
             lines.append(f"    misses: {above:.3f} above the truth, {below:.3f} below")
         if r["resamples_without_correction"]:
