@@ -72,6 +72,7 @@ POLARITY_ALIGNED = 0.7
 # the claim, i.e. restates it with only the polarity (or predicate, or roles) changed.
 UNCITED_POLARITY_SHARE = 1.0
 
+_ASCII_DIGIT_RE = re.compile(r"[0-9]")
 _COUNT_RE = re.compile(
     r"\d|\b(?:dozens|scores|hundreds|thousands|millions|billions|many|numerous|several|"
     r"few|all|none)\b",
@@ -180,16 +181,20 @@ def contrasts(
             if verbatim(claim, t, core):
                 return ()
     out: list[str] = []
-    # units and dates are written with digits (map: the characters visited in C, not by a
-    # generator: ~2% of the pure core's check on RAGTruth)
-    digits = any(map(str.isdigit, claim))
+    # units and dates are written with digits; in ASCII a digit is [0-9], which one regex scan
+    # finds ~4x faster than str.isdigit called per character (that cost ~2% of the pure core's
+    # check on RAGTruth); other scripts have other digits ("٣", "²"): the full test for them
+    ascii_claim = claim.isascii()
+    digits = (
+        _ASCII_DIGIT_RE.search(claim) is not None if ascii_claim else any(map(str.isdigit, claim))
+    )
     if digits:
         unit = unit_mismatch(claim, texts)
         if unit is not None:
             out.append(f"unit_mismatch:{unit}")
     tokens: list[str]
     lowered: str | None = None
-    if claim.isascii():  # lower() maps only A-Z: the same tokens as lower-casing each match
+    if ascii_claim:  # lower() maps only A-Z: the same tokens as lower-casing each match
         lowered = claim.lower()
         tokens = _ASCII_TOKEN_RE.findall(lowered)
     else:

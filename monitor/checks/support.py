@@ -138,7 +138,10 @@ def signals(
     # most claims cite one text and name no code symbol: no generator or any() for them
     if len(indexes) == 1:
         only = indexes[0]
-        missing_numbers = tuple(m.raw for m in terms.numbers if not only.has_number(m))
+        # (most claims state no figure: no generator for them)
+        missing_numbers = (
+            tuple(m.raw for m in terms.numbers if not only.has_number(m)) if terms.numbers else ()
+        )
         missing_ids = (
             tuple(n for n in terms.identifiers if not only.mentions(n)) if terms.identifiers else ()
         )

@@ -240,6 +240,16 @@ def test_miles_and_kilometres_are_lengths() -> None:
     assert_flip("The river is 300 km long", "The river is 300 miles long.", "unit_mismatch")
 
 
+@pytest.mark.parametrize("place", ["The river", "The Río Bravo"])
+def test_figures_are_read_in_ascii_and_other_claims(place: str) -> None:
+    # an ASCII claim's digits are found by one regex scan, any other claim's by str.isdigit:
+    # both must reach the unit and date checks
+    assert_flip(f"{place} is 300 km long", f"{place} is 300 miles long.", "unit_mismatch")
+    assert_flip(
+        f"{place} flooded on 3 May 2021", f"{place} flooded on 4 May 2021.", "date_mismatch"
+    )
+
+
 # General fixes found by the hand-written cases (contrast_cases.jsonl), each with its own test.
 
 
