@@ -116,23 +116,28 @@ def _plain(value: Any) -> bool:
     return not isinstance(value, dict | list)
 
 
-Leaf = tuple[str, Any, str, int]  # key words, value, value as shown, id of its parent object
+Leaf = tuple[str, Any, str, int]  # key words, value, value as shown, number of its parent object
 
 
-def _walk(node: Any, path: list[str], parent: int, depth: int, out: list[Leaf]) -> None:
+def _walk(
+    node: Any, path: list[str], parent: int, depth: int, out: list[Leaf], objects: list[int]
+) -> None:
     if depth > MAX_DEPTH or len(out) >= MAX_DATA_LINES:
         return
     if isinstance(node, dict):
-        me = id(node)
+        # objects are numbered in walk order (1, 2, ...), not by id(): the leaves are then a
+        # function of the value alone, so equal data can share them (data_context.py)
+        objects[0] += 1
+        me = objects[0]
         for key, value in node.items():
-            _walk(value, [*path, *_key_words(str(key))], me, depth + 1, out)
+            _walk(value, [*path, *_key_words(str(key))], me, depth + 1, out, objects)
     elif isinstance(node, list):
         if node and all(_plain(v) for v in node) and not all(v is None for v in node):
             shown = ", ".join(_scalar(v) for v in node if v is not None)
             out.append((" ".join(path), node, shown, parent))
             return
         for value in node:
-            _walk(value, path, parent, depth + 1, out)
+            _walk(value, path, parent, depth + 1, out, objects)
     else:
         out.append((" ".join(path), node, _with_unit(path, node, _scalar(node)), parent))
 
@@ -140,9 +145,10 @@ def _walk(node: Any, path: list[str], parent: int, depth: int, out: list[Leaf]) 
 def data_lines(data: Any) -> list[Leaf]:
     """(key words, value, value as shown, parent) of every leaf of `data` (a list of plain
     values is one leaf), in order, at most MAX_DATA_LINES. Leaves of one object share their
-    `parent` (an id valid while `data` lives): a value's siblings are its record."""
+    `parent` (the object's number in walk order, from 1; 0 for a top-level list): a value's
+    siblings are its record."""
     out: list[Leaf] = []
-    _walk(data, [], 0, 0, out)
+    _walk(data, [], 0, 0, out, [0])
     return out
 
 

@@ -30,14 +30,9 @@ from typing import Any
 from monitor.checks.contrast import MIN_ALIGNED, UNCITED_POLARITY_SHARE
 from monitor.checks.contrast_names import new_names
 from monitor.checks.contrast_sentences import claim_core, verbatim
-from monitor.checks.data_claims import (
-    Attribute,
-    attribute_conflicts,
-    attributes,
-    data_times,
-    time_conflicts,
-)
-from monitor.checks.data_text import Leaf, data_lines, line, render_lines
+from monitor.checks.data_claims import Attribute, attribute_conflicts, time_conflicts
+from monitor.checks.data_context import data_context
+from monitor.checks.data_text import Leaf, data_lines, line
 from monitor.checks.evidence import ClaimTerms, claim_terms, index_evidence
 from monitor.checks.support import CONTRADICTION_FACTOR, lexical_support
 from monitor.citations.values import checkable_number, value_stated
@@ -95,16 +90,17 @@ class Context:
 
 def context_of(event: AnswerEvent) -> Context:
     texts = [t for t in (doc.full_text for doc in event.documents) if t and not t.isspace()]
-    leaves: list[Leaf] = []
-    if event.data is not None:
-        leaves = data_lines(event.data)
-        if leaves:
-            texts.append(render_lines(leaves))
     # not deduplicated: hashing whole documents per answer costs more than a repeat
     refusing = may_refuse(event.answer)
-    if not leaves:
-        return Context(texts, leaves, [], frozenset(), {}, [], refusing)
-    return Context(texts, leaves, attributes(leaves), data_times(leaves), {}, [], refusing)
+    if event.data is not None:
+        # built once per distinct data value, shared by the answers about it (data_context.py)
+        data = data_context(event.data)
+        if data.leaves:
+            texts.append(data.text)
+            return Context(
+                texts, data.leaves, data.attributes, data.times, data.records, data.values, refusing
+            )
+    return Context(texts, [], [], frozenset(), {}, [], refusing)
 
 
 def context_texts(event: AnswerEvent) -> list[str]:
