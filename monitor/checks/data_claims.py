@@ -68,7 +68,7 @@ def _flag(value: Any) -> object:
 
 
 class Attribute:
-    __slots__ = ("flag", "fused", "group", "name", "stems")
+    __slots__ = ("flag", "fused", "group", "name", "phrase", "stems")
 
     def __init__(
         self, name: str, stems: list[str], fused: str, group: str, flag: bool | None
@@ -78,9 +78,28 @@ class Attribute:
         self.fused = fused
         self.group = group
         self.flag = flag
+        self.phrase = " " in name  # several words: its fused form is a mention too ("takeout")
 
 
-def attributes(leaves: list[Leaf]) -> list[Attribute]:
+class Attributes:
+    """A record's attributes, with what every claim's quick look asks of them built once per
+    record instead of once per claim: the first stems and the fused names."""
+
+    __slots__ = ("firsts", "fused", "items")
+
+    def __init__(self, items: list[Attribute]) -> None:
+        self.items = items
+        self.firsts = frozenset(a.stems[0] for a in items)
+        self.fused = tuple(dict.fromkeys(a.fused for a in items))  # each once, in order
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+NO_ATTRIBUTES = Attributes([])  # (read only)
+
+
+def attributes(leaves: list[Leaf]) -> Attributes:
     """The attribute leaves of a record, each with its own words: the words of its key that
     are not shared by the keys beside it ("restaurants" in RestaurantsReservations,
     RestaurantsTakeOut, ...), and its group's stem (the parent key's last word)."""
@@ -108,7 +127,7 @@ def attributes(leaves: list[Leaf]) -> list[Attribute]:
             flag = _flag(value)
             known = flag if isinstance(flag, bool) else None
             out.append(Attribute(" ".join(kept), stems, "".join(kept), group, known))
-    return out
+    return Attributes(out)
 
 
 def _common_prefix(paths: list[list[str]]) -> int:
@@ -137,7 +156,7 @@ def _mentioned(
     fused: str,
 ) -> int:
     """Position (word index) of the attribute's mention in a clause, -1 when absent."""
-    if " " in attr.name and len(attr.fused) >= 5 and attr.fused in fused:  # "takeout"
+    if attr.phrase and len(attr.fused) >= 5 and attr.fused in fused:  # "takeout"
         for i, w in enumerate(words):
             if w and (attr.fused.startswith(w) or w.startswith(attr.fused)):
                 return i
@@ -159,18 +178,16 @@ def _mentioned(
     return at
 
 
-def attribute_conflicts(claim: str, attrs: list[Attribute]) -> list[str]:
+def attribute_conflicts(claim: str, attrs: Attributes) -> list[str]:
     """Reasons why the record contradicts (or does not state) attributes the claim states."""
-    if not attrs:
+    if not attrs.items:
         return []
     # the quick look first: a claim none of whose words starts an attribute has no mention
+    # (C passes over what `attrs` holds: most claims mention no attribute, so every attribute
+    # is looked at)
     flat = _WORD_RE.findall(claim.replace("-", "").lower())
-    present = {STEMS[w] for w in flat}
-    fused_claim = "".join(flat)
-    # (two C passes over lists rather than a generator: most claims mention no attribute, so
-    # every attribute is looked at)
-    if present.isdisjoint([a.stems[0] for a in attrs]) and not any(
-        map(fused_claim.__contains__, [a.fused for a in attrs])
+    if attrs.firsts.isdisjoint(map(STEMS.__getitem__, flat)) and not any(
+        map("".join(flat).__contains__, attrs.fused)
     ):
         return []
     out: list[str] = []
@@ -184,8 +201,8 @@ def attribute_conflicts(claim: str, attrs: list[Attribute]) -> list[str]:
         fused = "".join(words)
         cue = NEGATION_RE.search(clause)
         cue_at = len(_WORD_RE.findall(clause[: cue.start()].replace("-", ""))) if cue else -1
-        for attr in attrs:
-            if attr.stems[0] not in stem_set and not (" " in attr.name and attr.fused in fused):
+        for attr in attrs.items:
+            if attr.stems[0] not in stem_set and not (attr.phrase and attr.fused in fused):
                 continue  # the quick look: most attributes are not in most clauses
             at = _mentioned(attr, words, cased, stems, stem_set, fused)
             if at < 0:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-from monitor.checks.data_claims import Attribute, attributes, data_times
+from monitor.checks.data_claims import attributes, data_times
 from monitor.checks.data_text import Leaf, data_lines, render_lines
 
 # Bounded by entries and by characters held (the key and the text), as evidence.py's index cache
@@ -37,7 +37,7 @@ class DataContext:
     def __init__(self, leaves: list[Leaf]) -> None:
         self.leaves = leaves
         self.text = render_lines(leaves) if leaves else ""
-        self.attributes: list[Attribute] = attributes(leaves) if leaves else []
+        self.attributes = attributes(leaves)
         self.times: frozenset[int] = data_times(leaves) if leaves else frozenset()
         self.records: dict[int, str] = {}
         self.values: list[tuple[str, Any, int]] = []

@@ -30,7 +30,12 @@ from typing import Any
 from monitor.checks.contrast import MIN_ALIGNED, UNCITED_POLARITY_SHARE
 from monitor.checks.contrast_names import new_names
 from monitor.checks.contrast_sentences import claim_core, verbatim
-from monitor.checks.data_claims import Attribute, attribute_conflicts, time_conflicts
+from monitor.checks.data_claims import (
+    NO_ATTRIBUTES,
+    Attributes,
+    attribute_conflicts,
+    time_conflicts,
+)
 from monitor.checks.data_context import data_context
 from monitor.checks.data_text import Leaf, data_lines, line
 from monitor.checks.evidence import ClaimTerms, claim_terms, index_evidence
@@ -79,7 +84,7 @@ class Context:
 
     texts: list[str]
     leaves: list[Leaf]
-    attributes: list[Attribute]  # the data's boolean/null attributes (data_claims.py)
+    attributes: Attributes  # the data's boolean/null attributes (data_claims.py)
     times: frozenset[int]  # the clock times the data states (minutes after midnight)
     records: dict[int, str]  # an object's lines by its id, filled as claims need them
     values: list[tuple[str, Any, int]]  # _stated_values (filled on first use)
@@ -100,7 +105,7 @@ def context_of(event: AnswerEvent) -> Context:
             return Context(
                 texts, data.leaves, data.attributes, data.times, data.records, data.values, refusing
             )
-    return Context(texts, [], [], frozenset(), {}, [], refusing)
+    return Context(texts, [], NO_ATTRIBUTES, frozenset(), {}, [], refusing)
 
 
 def context_texts(event: AnswerEvent) -> list[str]:

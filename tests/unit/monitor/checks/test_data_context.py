@@ -33,7 +33,7 @@ def _cold() -> Iterator[None]:
 
 
 def _parts(d: DataContext) -> tuple[Any, ...]:
-    attrs = [(a.name, a.stems, a.fused, a.group, a.flag) for a in d.attributes]
+    attrs = [(a.name, a.stems, a.fused, a.group, a.flag) for a in d.attributes.items]
     return (d.leaves, d.text, attrs, d.times)
 
 
