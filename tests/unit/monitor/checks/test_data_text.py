@@ -9,7 +9,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from monitor.check import check_event
-from monitor.checks.data_claims import attribute_conflicts, attributes, data_times, time_conflicts
+from monitor.checks.data_claims import (
+    _WORD_RE,
+    _lower_words,
+    _words,
+    attribute_conflicts,
+    attributes,
+    data_times,
+    time_conflicts,
+)
 from monitor.checks.data_text import MAX_DATA_LINES, data_lines, key_words, render_data
 from monitor.config.options import CheckOptions
 from monitor.records.models import AnswerEvent
@@ -148,3 +156,13 @@ def test_one_matching_value_does_not_support_a_sentence() -> None:
     far = {"shop": {"name": "Cafe Roma", "stars": 3.5}, "owner": {"city": "Boston", "age": 40}}
     [(_, reasons)] = run("The owner moved from Boston to Chicago with 3.5 stars of fame.", far)
     assert "value_in_data" not in reasons
+
+
+@given(
+    st.text(st.sampled_from("aZ9_- .,;'\u00e9\u0130\u00df\u2160x"), max_size=30)
+    | st.text(max_size=30)
+)
+def test_claim_words_are_the_regex_s(text: str) -> None:
+    # the byte-table tokenising of ASCII text is the regex's, "-" removed
+    assert _words(text) == _WORD_RE.findall(text.replace("-", ""))
+    assert _lower_words(text) == _WORD_RE.findall(text.replace("-", "").lower())
