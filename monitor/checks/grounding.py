@@ -155,14 +155,10 @@ def _value_in_data(
     reviews" is not supported by `business_stars = 3.5` alone. `terms`: claim_terms(claim),
     when the caller has it."""
     lowered = claim.lower()
-    negation_read = figures_read = False
+    figures_read = False
     for key, value, parent in _stated_values(context):
         if key not in lowered:
             continue
-        if not negation_read:  # read once, and only for a claim that names a key
-            if NEGATION_RE.search(claim) is not None:
-                return False
-            negation_read = True
         stated = value_stated(
             value,
             [claim],
@@ -180,7 +176,9 @@ def _value_in_data(
             figures_read = True
         found = index_evidence(_record_text(context, parent)).stems_found(terms.terms)
         if terms.terms and len(found) >= MIN_ALIGNED * len(terms.terms):
-            return True
+            # a negated claim is never supported here; read last, as few claims get this far
+            # (every other way out is False too, so reading it first or last is the same)
+            return NEGATION_RE.search(claim) is None
     return False
 
 
