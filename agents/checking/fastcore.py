@@ -73,6 +73,7 @@ HOT_MODULES = (
     "monitor/text/refusal_gate.py",
     "monitor/checks/data_text.py",
     "monitor/checks/data_claims.py",
+    "monitor/checks/data_context.py",
     "monitor/text/words.py",
     "monitor/text/numbers.py",
     "monitor/output/spans.py",

@@ -15,6 +15,7 @@ import pytest
 
 from monitor.check import check_bytes, check_event
 from monitor.checks.claims import split_claims
+from monitor.checks.data_context import clear_data_cache
 from monitor.checks.evidence import EvidenceIndex, claim_terms, clear_index_cache
 from monitor.checks.quotes import check_quotes
 from monitor.checks.scoring import answer_scores
@@ -62,9 +63,14 @@ def staged(events: list[AnswerEvent]) -> list[Staged]:
     return out
 
 
+def _cold() -> None:
+    clear_index_cache()
+    clear_data_cache()
+
+
 def _run(benchmark: Any, fn: Any, n: int) -> Any:
     benchmark.extra_info["events"] = n
-    return benchmark.pedantic(fn, setup=clear_index_cache, rounds=5, iterations=1)
+    return benchmark.pedantic(fn, setup=_cold, rounds=5, iterations=1)
 
 
 def test_core_check_bytes(benchmark: Any, raw_events: list[bytes]) -> None:
