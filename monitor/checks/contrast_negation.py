@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from monitor.checks.contrast_sentences import _Sentence
-from monitor.text.negation import NEGATION_RE
+from monitor.text.negation import NEGATION_LOWER_RE, NEGATION_RE
 from monitor.text.words import STEMS, STOPWORDS, wordset
 
 # Litotes: a plain negator right before (one word between at most) a word that is itself
@@ -52,7 +52,10 @@ def may_negate(text: str, lowered: str | None = None) -> bool:
 def negated(text: str, start: int = 0, end: int | None = None) -> bool:
     """`text[start:end]` holds a negation cue that no litotes cancels ("did not fail to")."""
     stop = len(text) if end is None else end
-    cues = list(NEGATION_RE.finditer(text, start, stop))
+    if text.isascii():  # the whole text lowered: a cue's boundaries may lie before `start`
+        cues = list(NEGATION_LOWER_RE.finditer(text.lower(), start, stop))
+    else:
+        cues = list(NEGATION_RE.finditer(text, start, stop))
     if not cues:
         return False
     if len(cues) == 1:
