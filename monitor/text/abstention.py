@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 
 from monitor.text.refusal_gate import _worth_a_look
-from monitor.text.refusal_patterns import _ABSTAIN_RE, _CJK_RE
+from monitor.text.refusal_patterns import _ABSTAIN_LOWER_RE, _ABSTAIN_RE, _CJK_RE
 
 # A refusal's clause is cut out whole, not just the matched words. It ends at a sentence mark
 # or a contrast ("but", "while", ...), not at a comma: what follows a comma is most often the
@@ -200,8 +200,13 @@ def abstention_spans(text: str) -> list[tuple[int, int]]:
     when the sentence refuses nothing."""
     if not _worth_a_look(text):
         return []
-    found = [(m.start(), m.end()) for m in _ABSTAIN_RE.finditer(text)]
-    found += [(m.start(), m.end()) for m in _CJK_RE.finditer(text)]
+    if text.isascii():
+        # the case-sensitive patterns on the lowered text (refusal_patterns._ABSTAIN_LOWER_RE);
+        # no Chinese or Japanese pattern matches ASCII
+        found = [(m.start(), m.end()) for m in _ABSTAIN_LOWER_RE.finditer(text.lower())]
+    else:
+        found = [(m.start(), m.end()) for m in _ABSTAIN_RE.finditer(text)]
+        found += [(m.start(), m.end()) for m in _CJK_RE.finditer(text)]
     if not found:
         return []
     spans: list[tuple[int, int]] = []

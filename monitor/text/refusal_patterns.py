@@ -144,13 +144,13 @@ _IT = [
 _DE_NL = [
     r"\b(?:ich|wir)\s+(?:kann|können|konnte|konnten|habe|haben|weiß|wissen)\s+(?:\w+\s+){0,6}?"
     r"(?:nicht|keine?n?)\b",
-    r"\b(?:der|die|das|den|dem|diese[rsmn]?)\s+(?:Text|Texte|Passagen?|Abschnitte?|Kontext|"
-    r"Dokumente?|Dokument|Artikel|Quellen?|Auszüge?|Daten|Informationen)\s+(?:\w+\s+){0,2}?"
+    r"\b(?:der|die|das|den|dem|diese[rsmn]?)\s+(?:text|texte|passagen?|abschnitte?|kontext|"
+    r"dokumente?|dokument|artikel|quellen?|auszüge?|daten|informationen)\s+(?:\w+\s+){0,2}?"
     r"(?:enthält|enthalten|nennt|nennen|erwähnt|erwähnen|gibt|geben|liefert|liefern|bietet|"
     r"bieten|macht|machen|sagt|sagen)\s+(?:\w+\s+)?(?:keine?n?|nicht|nichts)\b",
-    r"\bkeine\s+(?:\w+\s+)?(?:Informationen|Angaben|Hinweise|Daten|Details|Erwähnung)",
-    r"\b(?:nicht\s+(?:genügend|ausreichend|genug))\s+(?:\w+\s+)?(?:Informationen|Angaben|"
-    r"Daten|Kontext)",
+    r"\bkeine\s+(?:\w+\s+)?(?:informationen|angaben|hinweise|daten|details|erwähnung)",
+    r"\b(?:nicht\s+(?:genügend|ausreichend|genug))\s+(?:\w+\s+)?(?:informationen|angaben|"
+    r"daten|kontext)",
     r"\b(?:wird|werden|ist|sind)\s+(?:\w+\s+){0,4}?nicht\s+(?:erwähnt|angegeben|genannt|"
     r"beschrieben)",
     r"\b(?:ik|wij|we)\s+(?:kan|kunnen|heb|hebben|weet|weten)\s+(?:\w+\s+){0,6}?(?:niet|geen)\b",
@@ -179,5 +179,11 @@ _LATIN = (*_EN, *_FR, *_ES_PT, *_IT, *_DE_NL)
 # once (the same matches, tests/unit/monitor/text/test_refusal_patterns.py; the pattern's time
 # over the dev sets' sentences 1.71 -> 0.71 s).
 _ABSTAIN_START = r"(?=\b\w|^|[.:;d])"
-_ABSTAIN_RE = re.compile(_ABSTAIN_START + "(?:" + "|".join(f"(?:{p})" for p in _LATIN) + ")", re.I)
+_ABSTAIN = _ABSTAIN_START + "(?:" + "|".join(f"(?:{p})" for p in _LATIN) + ")"
+_ABSTAIN_RE = re.compile(_ABSTAIN, re.I)
+# The same patterns for `text.lower()` of an ASCII text, case-sensitive (their letters are all
+# lower case, escapes aside): lower-casing ASCII maps only A-Z, so the offsets and the word
+# boundaries stay, and without re.I the engine skips the alternatives whose first letter differs
+# instead of trying each (the dev sets' refusal candidates: ~2x faster).
+_ABSTAIN_LOWER_RE = re.compile(_ABSTAIN)
 _CJK_RE = re.compile("|".join(f"(?:{p})" for p in _CJK))

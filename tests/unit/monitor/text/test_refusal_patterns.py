@@ -12,7 +12,15 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from monitor.text.refusal_patterns import _ABSTAIN_RE, _ABSTAIN_START, _LATIN
+from monitor.text.refusal_patterns import (
+    _ABSTAIN,
+    _ABSTAIN_LOWER_RE,
+    _ABSTAIN_RE,
+    _ABSTAIN_START,
+    _CJK,
+    _CJK_RE,
+    _LATIN,
+)
 from monitor.text.sentences import split_sentences
 from tests.conftest import SHARED
 
@@ -99,6 +107,9 @@ def test_same_matches_on_the_dev_sets_sentences() -> None:
                     text = answer[s.start : s.end]
                     spans = _spans(PLAIN, text)
                     assert _spans(_ABSTAIN_RE, text) == spans, text
+                    if text.isascii():
+                        assert _spans(_ABSTAIN_LOWER_RE, text.lower()) == spans, text
+                        assert not _spans(_CJK_RE, text)
                     found += bool(spans)
     assert found > 50  # the comparison saw refusals, not only misses
 
@@ -148,4 +159,23 @@ _SEPARATORS = st.sampled_from([" ", "  ", ". ", ": ", ";", ",", "", "\n", "’",
 @given(st.lists(st.tuples(_FRAGMENTS, _SEPARATORS), max_size=14))
 def test_same_matches_on_random_text(parts: list[tuple[str, str]]) -> None:
     text = "".join(a + b for a, b in parts)
-    assert _spans(_ABSTAIN_RE, text) == _spans(PLAIN, text)
+    spans = _spans(PLAIN, text)
+    assert _spans(_ABSTAIN_RE, text) == spans
+    if text.isascii():
+        assert _spans(_ABSTAIN_LOWER_RE, text.lower()) == spans
+
+
+def test_the_lower_case_pattern_is_the_case_insensitive_one() -> None:
+    # its letters are all lower case (escapes such as \S aside): re.I then changes nothing but
+    # the case of the text, and an ASCII text lowered keeps its offsets and word boundaries
+    letters = re.sub(r"\\.", "", _ABSTAIN)
+    assert letters == letters.lower()
+    assert _ABSTAIN_LOWER_RE.pattern == _ABSTAIN_RE.pattern
+    assert not _ABSTAIN_LOWER_RE.flags & re.I
+
+
+def test_no_chinese_or_japanese_pattern_matches_ascii() -> None:
+    # literals and groups only, every literal non-ASCII: a match holds no ASCII character
+    for pattern in _CJK:
+        literals = re.sub(r"\(\?:|[()|?]", "", pattern)
+        assert literals and not any(c.isascii() for c in literals), pattern
