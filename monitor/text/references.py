@@ -17,6 +17,8 @@ _SOURCE_NUMBER_RE = re.compile(
     re.I,
 )
 _DIGIT_RE = re.compile(r"\d")
+# \d of an ASCII text: a plain range is checked per character faster than a Unicode category
+_ASCII_DIGIT_RE = re.compile(r"[0-9]")
 # the words of a source reference, which a claim may keep capitalised ("(Passage )"); also
 # the look before the substitution: each word of _SOURCE_NUMBER_RE holds one of them
 SOURCE_NAMES = frozenset(
@@ -41,11 +43,16 @@ _ITEM_RE = re.compile(
 
 def source_references_removed(text: str) -> str:
     """The claim without the numbers of its source references and list labels."""
-    if _DIGIT_RE.search(text) is None:
+    plain = text.isascii()
+    if (_ASCII_DIGIT_RE if plain else _DIGIT_RE).search(text) is None:
         return text
     low = text.lower()
-    if any(word in low for word in _ITEM_WORDS):
-        text = _ITEM_RE.sub("", text)
-    if any(word in low for word in SOURCE_NAMES):
+    # the label can only open the text (one try at its start, cheaper than looking for its
+    # words); a non-ASCII text keeps the word look: re.I matches "ſtep", whose lower() is no "step"
+    if plain or any(map(low.__contains__, _ITEM_WORDS)):
+        label = _ITEM_RE.match(text)
+        if label is not None:
+            text = text[label.end() :]
+    if any(map(low.__contains__, SOURCE_NAMES)):
         text = _SOURCE_NUMBER_RE.sub(r"\1", text)
     return text
