@@ -1,7 +1,7 @@
 """Evidence sentences for monitor/checks/contrast.py: split, tokenised and memoised per text.
 
 This module owns the sentence and token patterns, the `_Sentence` record (with the source's
-hedge on how many, read once per sentence), the memo of split texts with their inverted index
+hedge on how many, read when asked for), the memo of split texts with their inverted index
 (`sentence_index`: stem -> sentences, built once per text however many claims it is aligned
 with), and the verbatim test (`claim_core`, `verbatim`) that returns a claim found whole in its
 evidence at once.
@@ -10,8 +10,7 @@ evidence at once.
 from __future__ import annotations
 
 import re
-from collections import OrderedDict
-from itertools import pairwise
+from collections import OrderedDict, defaultdict
 
 from monitor.text.words import STEMS
 
@@ -51,26 +50,41 @@ _HEDGE_HINTS = ("lear", "nown", "ertain", "onfirm", "ord on")
 
 
 class _Sentence:
-    """One evidence sentence: its text, lower-cased word tokens and their stems; the tokens'
-    offsets only when asked for (the aligned sentence's negation look, `_negated_region`)."""
+    """One evidence sentence: its text, and on first use its lower-cased word tokens, their
+    stems, the tokens' offsets (the aligned sentence's negation look, `_negated_region`) and
+    the source's hedge on how many. Most sentences of a document are never aligned with a
+    claim: the index posts their stems (`SentenceIndex`) from their tokens without building
+    their stem lists, stem sets or hedges. `following`: the next sentence's text, for
+    `next_hedged`."""
 
-    __slots__ = ("_spans", "hedged", "next_hedged", "stem_set", "stems", "text", "tokens")
+    __slots__ = ("_following", "_hedged", "_spans", "_stems", "_tokens", "text")
 
-    def __init__(self, text: str) -> None:
-        self.text = text = text.strip()
-        # the source says it does not know how many (read once per sentence, not per claim);
-        # the next sentence's too: a hedge may follow what it hedges
-        self.hedged = any(w in text for w in _HEDGE_HINTS) and bool(_SOURCE_HEDGE_RE.search(text))
-        self.next_hedged = False
-        if text.isascii():
-            # lower() maps only A-Z here, letters either way: the same tokens as lower-casing
-            # each match, by one C call instead of a match object per word
-            self.tokens = _ASCII_TOKEN_RE.findall(text.lower())
-        else:
-            self.tokens = [m.group(0).lower() for m in _TOKEN_RE.finditer(text)]
+    def __init__(self, text: str, following: str = "") -> None:
+        self.text = text.strip()
+        self._following = following
+        self._tokens: list[str] | None = None
+        self._stems: list[str] | None = None
         self._spans: list[tuple[int, int]] | None = None
-        self.stems = list(map(_STEM, self.tokens))
-        self.stem_set = frozenset(self.stems) - _NO_STEM
+        self._hedged: bool | None = None
+
+    @property
+    def tokens(self) -> list[str]:
+        """The lower-cased word tokens."""
+        if self._tokens is None:
+            self._tokens = _tokens(self.text)
+        return self._tokens
+
+    @property
+    def stems(self) -> list[str]:
+        """The stem of each token, "" for a stopword."""
+        if self._stems is None:
+            self._stems = list(map(_STEM, self.tokens))
+        return self._stems
+
+    @property
+    def stem_set(self) -> frozenset[str]:
+        """The content stems (what the index posts)."""
+        return frozenset(self.stems) - _NO_STEM
 
     @property
     def spans(self) -> list[tuple[int, int]]:
@@ -78,6 +92,39 @@ class _Sentence:
         if self._spans is None:
             self._spans = [m.span() for m in _TOKEN_RE.finditer(self.text)]
         return self._spans
+
+    @property
+    def hedged(self) -> bool:
+        """The source says it does not know how many."""
+        if self._hedged is None:
+            self._hedged = _hedges(self.text)
+        return self._hedged
+
+    @property
+    def next_hedged(self) -> bool:
+        """The next sentence hedges: a hedge may follow what it hedges."""
+        return bool(self._following) and _hedges(self._following)
+
+
+def _hedges(text: str) -> bool:
+    return any(w in text for w in _HEDGE_HINTS) and bool(_SOURCE_HEDGE_RE.search(text))
+
+
+# ASCII text lower-cased with every character that is no part of a token made a space: the
+# tokens are then its words (split, one C call) unless an apostrophe joins two of them
+_ASCII_WORDS = bytes(
+    c if chr(c) in "abcdefghijklmnopqrstuvwxyz0123456789'" else c + 32 if 65 <= c <= 90 else 32
+    for c in range(256)
+)
+
+
+def _tokens(text: str) -> list[str]:
+    """The lower-cased word tokens of a sentence, as `_TOKEN_RE` finds them."""
+    if text.isascii():
+        # lower() maps only A-Z here: the same tokens as lower-casing each match of _TOKEN_RE
+        spaced = text.encode("ascii").translate(_ASCII_WORDS).decode("ascii")
+        return _ASCII_TOKEN_RE.findall(spaced) if "'" in spaced else spaced.split()
+    return [m.group(0).lower() for m in _TOKEN_RE.finditer(text)]
 
 
 _NO_STEM = frozenset(("",))
@@ -93,15 +140,14 @@ class SentenceIndex:
 
     def __init__(self, sentences: list[_Sentence]) -> None:
         self.sentences = sentences
-        postings: dict[str, list[int]] = {}
+        postings: defaultdict[str, list[int]] = defaultdict(list)
         for i, sentence in enumerate(sentences):
-            for key in sentence.stem_set:
-                found = postings.get(key)
-                if found is None:
-                    postings[key] = [i]
-                else:
-                    found.append(i)
-        self.postings = postings
+            # no frozenset per sentence, no test per stem: stopwords are posted under "" and
+            # dropped at the end
+            for key in set(map(_STEM, sentence.tokens)):
+                postings[key].append(i)
+        postings.pop("", None)
+        self.postings: dict[str, list[int]] = postings
 
     def best(self, stems: frozenset[str]) -> tuple[int, int]:
         """(sentence number, shared stems) of the first sentence sharing most of `stems`
@@ -130,10 +176,9 @@ def sentence_index(text: str) -> SentenceIndex:
     if found is not None:
         _sentences.move_to_end(text)
         return found
-    out = [_Sentence(m.group(0)) for m in _SENTENCE_RE.finditer(text) if m.group(0).strip()]
-    for before, after in pairwise(out):
-        before.next_hedged = after.hedged
-    index = SentenceIndex(out)
+    # the pattern has no groups: findall gives the sentences' texts without match objects
+    texts = list(filter(None, map(str.strip, _SENTENCE_RE.findall(text))))
+    index = SentenceIndex(list(map(_Sentence, texts, [*texts[1:], ""])))
     if len(text) <= 200_000:
         _sentences[text] = index
         if len(_sentences) > _SENTENCES_MAX:

@@ -14,7 +14,9 @@ from monitor.checks.contrast_sentences import (
     _ASCII_TOKEN_RE,
     _CLOSERS_CLASS,
     _ENDS,
+    _HEDGE_HINTS,
     _SENTENCE_RE,
+    _SOURCE_HEDGE_RE,
     _TOKEN_RE,
     SentenceIndex,
     _Sentence,
@@ -244,3 +246,44 @@ _SENTENCE_CHARS = "aZ b.!?\n\"'”’)]é \t"
 def test_the_sentence_pattern_takes_runs_whole_with_the_same_matches(text: str) -> None:
     expected = [m.span() for m in _ONE_CHAR_SENTENCE_RE.finditer(text)]
     assert [m.span() for m in _SENTENCE_RE.finditer(text)] == expected
+
+
+def _reference_index(text: str) -> tuple[list[str], list[bool], list[bool], dict[str, list[int]]]:
+    """Reference: the sentences, hedges and postings as first built, every sentence's stem set
+    and hedge read up front and the next sentence's hedge copied back."""
+    texts = [m.group(0).strip() for m in _ONE_CHAR_SENTENCE_RE.finditer(text)]
+    texts = [t for t in texts if t]
+    hedged = [any(w in t for w in _HEDGE_HINTS) and bool(_SOURCE_HEDGE_RE.search(t)) for t in texts]
+    postings: dict[str, list[int]] = {}
+    for i, t in enumerate(texts):
+        _, _, stems = _reference_sentence(t)
+        for key in frozenset(stems) - {""}:
+            postings.setdefault(key, []).append(i)
+    return texts, hedged, [*hedged[1:], False][: len(hedged)], postings
+
+
+_HEDGE_TEXT = st.lists(
+    st.sampled_from(
+        [*VOCABULARY, "It was unclear how many died.", "not known how many", "the toll", "wasn't"]
+    ),
+    max_size=20,
+).map(" ".join)
+
+
+@settings(max_examples=300)
+@given(st.one_of(any_text, _HEDGE_TEXT))
+def test_the_index_and_the_lazy_hedges_are_the_reference(text: str) -> None:
+    texts, hedged, next_hedged, postings = _reference_index(text)
+    index = sentence_index(text)
+    assert [s.text for s in index.sentences] == texts
+    assert [s.hedged for s in index.sentences] == hedged
+    assert [s.next_hedged for s in index.sentences] == next_hedged
+    assert index.postings == postings
+
+
+def test_a_hedge_in_the_next_sentence_is_read_from_its_text() -> None:
+    index = sentence_index("Thousands died in the strike. It was unclear how many were killed.")
+    first, second = index.sentences
+    assert first._hedged is None  # nothing read while indexing
+    assert (first.hedged, first.next_hedged) == (False, True)
+    assert (second.hedged, second.next_hedged) == (True, False)
