@@ -262,6 +262,11 @@ _NONE: frozenset[str] = frozenset()
 _NOT_TERMS = GENERIC_CODE_WORDS  # and digit strings: figures are checked exactly, not as terms
 
 
+def _is_term(token: str) -> bool:
+    """A token whose stem (when not "") is a term."""
+    return not token.isdecimal() and token not in _NOT_TERMS
+
+
 def _pairs(stems: list[str]) -> list[str]:
     """ "a b" for each two consecutive stems, stopwords ("") skipped: a loop of f-strings, no
     filter, pairwise, map or join calls per pair."""
@@ -301,11 +306,10 @@ def claim_terms(text: str) -> ClaimTerms:
             if t[0].isupper() and not t.isupper()
         }
         if upper_after_first
-        else set()
+        else _NONE
     )
     code_hint = "_" in text or "`" in text or (upper and _CAMEL_RE.search(text) is not None)
     ids = identifiers(text) if code_hint else []
-    id_parts = {w for name in ids for w in words(name)}
     stems = list(map(_STEM, tokens))  # "" = stopword
     if _NOT_TERMS.isdisjoint(tokens):
         # digit strings stem to themselves and no word stems to digits, so dropping digit
@@ -321,16 +325,14 @@ def claim_terms(text: str) -> ClaimTerms:
         }
     heavy: frozenset[str] | set[str] = _NONE
     names: frozenset[str] | set[str] = _NONE
-    if capitalised or id_parts:
-        heavy, names = set(), set()
-        for token, key in zip(tokens, stems, strict=True):
-            if not key or token.isdecimal() or token in _NOT_TERMS:
-                continue
-            if token in capitalised:
-                heavy.add(key)
-                names.add(key)
-            elif token in id_parts:
-                heavy.add(key)
+    if capitalised:
+        # a token's stem depends on the token alone: the names are the stems of the claim's
+        # capitalised words (all of them tokens) that are terms, with no pass over the tokens
+        names = {key for t in capitalised if (key := _STEM(t)) and _is_term(t)}
+        heavy = names
+    if ids:
+        parts = {w for name in ids for w in words(name)}.intersection(tokens)
+        heavy = {key for t in parts if (key := _STEM(t)) and _is_term(t)}.union(names)
     return ClaimTerms(  # positional: keyword arguments cost a frozen dataclass a third more
         text,
         frozenset(terms),
