@@ -283,15 +283,16 @@ def _pairs(stems: list[str]) -> list[str]:
 def claim_terms(text: str) -> ClaimTerms:
     """Content terms of a claim; names the reader could check weigh double."""
     separated = separate(text)
-    cased = separated.split()
     if text.isascii():
         # lower() after separating is the same as before for ASCII, and it tells at once
         # whether the claim has any capital letter at all
         lowered = separated.lower()
         tokens = lowered.split()
+        # the first word ends where it starts (after the white space split() skips) plus its
+        # length, which lower() keeps: the cased words are split only when a capital follows
+        first = len(separated) - len(separated.lstrip()) + len(tokens[0]) if tokens else 0
         if not NUMBER_STRINGS.keys().isdisjoint(tokens):
             tokens = [NUMBER_STRINGS.get(t, t) for t in tokens]
-        first = separated.index(cased[0]) + len(cased[0]) if cased else 0
         upper_after_first = separated[first:] != lowered[first:]
         # camelCase needs a capital after some letter: never the text's first character
         upper = upper_after_first or separated[1:first] != lowered[1:first]
@@ -302,7 +303,7 @@ def claim_terms(text: str) -> ClaimTerms:
     capitalised = (
         {
             low
-            for t, low in zip(cased[1:], tokens[1:], strict=False)
+            for t, low in zip(separated.split()[1:], tokens[1:], strict=False)
             if t[0].isupper() and not t.isupper()
         }
         if upper_after_first
