@@ -4,12 +4,23 @@ misses a cue `negated` reads."""
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from monitor.checks.contrast import contrasts
-from monitor.checks.contrast_negation import _NEGATION_HINT, may_negate, negated
+from monitor.checks.contrast_negation import (
+    _ASCII_NEGATION_HINT,
+    _ASCII_NEGATION_HINT_PLAIN,
+    _NEGATION_HINT,
+    may_negate,
+    negated,
+)
+from monitor.text.sentences import split_sentences
+from tests.conftest import SHARED
 
 PIECES = [
     *("No", "NOT", "not", "never", "Never", "none", "nor", "can't", "CAN'T", "don’t", "cannot"),
@@ -37,6 +48,52 @@ def test_the_lower_case_look_is_the_case_insensitive_pattern(text: str) -> None:
     assert may_negate(text) == expected
     if text.isascii():
         assert may_negate(text, text.lower()) == expected
+
+
+# --- the look with a literal first letter per alternative: the plain pattern's answers --------
+
+PLAIN_HINT = re.compile(_ASCII_NEGATION_HINT_PLAIN)
+HINT_WORDS = [
+    *("no", "ne", "cannot", "without", "un", "den", "fail", "lack", "impossible", "hardly"),
+    *("rarely", "seldom", "absent", "n't", "n", "k", "y", "m", "b", "sent", "le", "not"),
+    *("wwithout", "xno", "lacks", "seldo", "ossible", "é", "ſ", "_", "9", "cannnot", "ly"),
+]
+hint_texts = st.one_of(
+    st.text(),
+    st.text(alphabet="nowecaxtuidflkmpsbhryé_9 '\n-"),
+    st.lists(st.tuples(st.sampled_from(HINT_WORDS), st.sampled_from(SEPARATORS)), max_size=8).map(
+        lambda parts: "".join(p + s for p, s in parts)
+    ),
+)
+
+
+@settings(max_examples=1500)
+@given(hint_texts)
+def test_the_anchored_look_is_the_plain_pattern(text: str) -> None:
+    for t in (text, text.lower()):
+        assert (_ASCII_NEGATION_HINT.search(t) is None) == (PLAIN_HINT.search(t) is None), t
+
+
+def test_the_anchored_look_on_hand_picked_words() -> None:
+    for word in HINT_WORDS:
+        for text in (word, " " + word, "x" + word, word + "x", "(" + word + ")"):
+            assert (_ASCII_NEGATION_HINT.search(text) is None) == (
+                PLAIN_HINT.search(text) is None
+            ), text
+
+
+def test_the_anchored_look_on_the_dev_sets_sentences() -> None:
+    seen = 0
+    for name in ("ragtruth", "expertqa", "wice"):
+        with open(SHARED / "eval" / "dev" / f"{name}-dev.events.jsonl", encoding="utf-8") as fh:
+            for line in fh:
+                answer = json.loads(line)["answer"]
+                for s in split_sentences(answer, []):
+                    low = answer[s.start : s.end].lower()
+                    expected = PLAIN_HINT.search(low) is not None
+                    assert (_ASCII_NEGATION_HINT.search(low) is not None) == expected, low
+                    seen += expected
+    assert seen > 500
 
 
 @settings(max_examples=400)
