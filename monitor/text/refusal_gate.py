@@ -189,6 +189,19 @@ def _negation_part(low: str) -> bool:
     return any(map(low.__contains__, _NEGATION_PARTS))
 
 
+# The same look as one regex scan, for a sentence (`_worth_a_look`): true exactly when
+# `_negation_part` is. Every alternative opens with a literal letter, most often a rare one of
+# the part, the rest of the part checked by a look-behind, so the engine skips in C to the few
+# positions holding such a letter; the 25 substring searches cost more on the ~3/4 of the
+# sentences that hold none of the parts (tests/unit/monitor/text/test_refusal_gate.py).
+_NEGATION_PART_RE = re.compile(
+    r"n(?:o(?<= no)|'t|’t|not(?<=cannot)|able(?<=unable)|sufficient(?<=insufficient)|e (?<= ne )"
+    r"|essun|ingun|enhum|icht|iet|voldoende(?<=onvoldoende))"
+    r"|k(?:(?<=lack)|ein)|mited(?<=limited)|mpossible(?<=impossible)|beyond|utside(?<=outside)"
+    r"|y(?<=sorry)|fficult(?<=difficult)|hard|pas(?<= pas)|ucun(?<=aucun)|geen"
+)
+
+
 def may_refuse(text: str) -> bool:
     """Cheap and never wrong one way: False only when `text` holds no negation of any language
     (and is plain ASCII), so no sentence of it can be a refusal. Checked once on a whole answer,
@@ -200,7 +213,7 @@ def _worth_a_look(text: str) -> bool:
     if not text.isascii():
         return True  # other scripts and accented languages: the patterns decide
     low = " " + text.lower()
-    if not _negation_part(low):
+    if _NEGATION_PART_RE.search(low) is None:
         return False
     for m in _GATE_RE.finditer(low):
         if m.lastindex is None:
