@@ -64,19 +64,24 @@ _ABSTRACTIVE_WORDS = wordset(
     "pattern ensure ensures ensuring guarantee guarantees prevent prevents preventing"
 )
 
+_KIND_WORDS = _EXTRACTIVE_TRIGGERS | _ABSTRACTIVE_WORDS
+
 
 def classify_claim(text: str) -> ClaimKind:
     """Seed 001 decision tree: code/symbol/location/quotation → extractive, purpose → abstractive."""
     # split_words(text.lower()) in one pass; a list: isdisjoint looks each word up without
     # building a set of the claim's words
     lowered = fold(text).split()
-    if ("`" in text or not _EXTRACTIVE_TRIGGERS.isdisjoint(lowered)) and _EXTRACTIVE_RE.search(
-        text
-    ):
+    # most claims hold no word of either list: one look-up per word tells, then the two lists
+    # are asked apart only for the few that hold one
+    listed = not _KIND_WORDS.isdisjoint(lowered)
+    if (
+        "`" in text or (listed and not _EXTRACTIVE_TRIGGERS.isdisjoint(lowered))
+    ) and _EXTRACTIVE_RE.search(text):
         return "extractive"
     if ('"' in text or "“" in text) and quotations(text):
         return "extractive"
-    if not _ABSTRACTIVE_WORDS.isdisjoint(lowered):
+    if listed and not _ABSTRACTIVE_WORDS.isdisjoint(lowered):
         return "abstractive"
     return "unknown"
 
@@ -84,23 +89,22 @@ def classify_claim(text: str) -> ClaimKind:
 def has_words(text: str, minimum: int) -> bool:
     """At least `minimum` whitespace-separated tokens hold a letter or digit ("—" is no word)."""
     need = max(minimum, 1)
-    head = text.split(None, need)  # the first `need` tokens, then the rest unsplit
-    if len(head) >= need:
-        for i in range(need):
-            if not head[i].isalnum():
-                break
-        else:
-            return True  # a sentence's first words are plain words: no full split
-    tokens = text.split()
-    if len(tokens) < minimum:
-        return False
-    if sum(map(str.isalnum, tokens)) >= max(minimum, 1):
-        return True  # plain words alone suffice: no per-token punctuation stripping
+    # the first `need` tokens, then the rest unsplit: a sentence's first words usually settle
+    # it, and the rest is split only when they do not
+    head = text.split(None, need)
     count = 0
-    for token in tokens:
+    for i in range(min(len(head), need)):
+        token = head[i]
         if token.isalnum() or token.strip(_PUNCTUATION):
             count += 1
-            if count >= minimum:
+    if count >= need:
+        return True
+    if len(head) <= need:
+        return False  # no tokens left
+    for token in head[need].split():
+        if token.isalnum() or token.strip(_PUNCTUATION):
+            count += 1
+            if count >= need:
                 return True
     return False
 
@@ -113,6 +117,26 @@ def _ends_with_question(body: str) -> bool:
     return k > 0 and body[k - 1] == "?"
 
 
+# What _META_RE's alternatives begin with, lower-cased, up to four letters ("in" and "i" are
+# asked apart: each needs white space next)
+_META_HEADS = ("this", "see", "note", "sour", "refe", "cita", "plea", "let", "feel", "hope")
+
+
+def _may_be_meta(body: str) -> bool:
+    """False only when `_META_RE` cannot match `body`: its first four characters are ASCII
+    (where re.I pairs each letter only with its other case) and begin none of its phrases.
+    Most sentences ("The", "It", "Aspirin") are told apart without a regex match call."""
+    head = body[:4]
+    if not head.isascii():
+        return True
+    head = head.lower()
+    if head.startswith("in"):
+        return head[2:3].isspace()  # "in this"
+    if head.startswith("i"):
+        return head[1:2].isspace()  # "i hope"
+    return head.startswith(_META_HEADS)
+
+
 def is_claim(text: str, min_words: int, has_letter: bool = True) -> bool:
     """`text` is a sentence with its citations already removed."""
     if not has_letter:
@@ -122,7 +146,9 @@ def is_claim(text: str, min_words: int, has_letter: bool = True) -> bool:
         return False
     if _ends_with_question(body):
         return False
-    if _META_RE.match(body) or (body[:1] in "SsHhBbCcOoAaFfUu" and _PREAMBLE_RE.match(body)):
+    if (_may_be_meta(body) and _META_RE.match(body)) or (
+        body[:1] in "SsHhBbCcOoAaFfUu" and _PREAMBLE_RE.match(body)
+    ):
         return False
     return has_words(body, min_words)
 

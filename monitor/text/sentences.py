@@ -259,6 +259,19 @@ def split_sentences(text: str, citation_spans: Sequence[tuple[int, int]] = ()) -
     return out
 
 
+# The characters a marked line (header, rule, list item, table row) shows first, after spaces
+# and tabs: every pattern of _split_prose's chain starts with [ \t]* and then one of these
+_MARK_FIRST = "#=-*_+•‣◦|"
+
+
+def _may_be_marked(line: str) -> bool:
+    """False only when none of _HEADER_RE, _SETEXT_RE, _EMPTY_ITEM_RE, _TABLE_RE and _ITEM_RE
+    can match `line` (a line with more than spaces and tabs): its first other character is no
+    marker, no digit (isdigit holds every \\d), and no "." or ")" follows it (an "a)" item)."""
+    body = line.lstrip(" \t")
+    return body[0] in _MARK_FIRST or body[0].isdigit() or body[1:2] in (".", ")")
+
+
 def _split_prose(
     text: str, start: int, end: int, protected: _Ranges, out: list[tuple[int, int, BlockKind]]
 ) -> None:
@@ -275,18 +288,22 @@ def _split_prose(
 
     for ls, le in _lines(text, start, end):
         line = text[ls:le]
-        if not line.strip():
+        blank = not line.strip()
+        # prose lines (most) can match none of the five patterns: none is run on them (each
+        # match call sets up the regex engine's state, five times a line)
+        marked = not blank and _may_be_marked(line)
+        if blank:
             flush(ls)
-        elif _HEADER_RE.match(line) or (prev_line.strip() and _SETEXT_RE.match(line)):
+        elif marked and (_HEADER_RE.match(line) or (prev_line.strip() and _SETEXT_RE.match(line))):
             flush(ls)
             out.append((ls, le, "header"))
-        elif _EMPTY_ITEM_RE.match(line):
+        elif marked and _EMPTY_ITEM_RE.match(line):
             flush(ls)
             out.append((ls, le, "empty_item"))
-        elif _TABLE_RE.match(line):
+        elif marked and _TABLE_RE.match(line):
             flush(ls)
             out.append((ls, le, "table"))
-        elif item := _ITEM_RE.match(line):
+        elif marked and (item := _ITEM_RE.match(line)):
             flush(ls)
             block_start = ls + item.end()
             if item.group("task"):
