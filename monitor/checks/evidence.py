@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import chain, pairwise
 
 from monitor.records.record import record
@@ -280,10 +280,25 @@ def _pairs(stems: list[str]) -> list[str]:
     return out
 
 
+_ASCII_UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_IS_DECIMAL: Callable[[str], bool] = str.isdecimal
+
+
+def _capitalised(separated: str, tokens: list[str], ascii: bool) -> set[str]:
+    """The lower-cased tokens after the first whose word starts with a capital and is not all
+    capitals. In ASCII the first test is a set look-up: the compiled core calls `isupper` by
+    looking the method up, per word, and most words are not capitalised."""
+    pairs = zip(separated.split()[1:], tokens[1:], strict=False)
+    if ascii:
+        return {low for t, low in pairs if t[0] in _ASCII_UPPER and not t.isupper()}
+    return {low for t, low in pairs if t[0].isupper() and not t.isupper()}
+
+
 def claim_terms(text: str) -> ClaimTerms:
     """Content terms of a claim; names the reader could check weigh double."""
     separated = separate(text)
-    if text.isascii():
+    ascii_text = text.isascii()
+    if ascii_text:
         # lower() after separating is the same as before for ASCII, and it tells at once
         # whether the claim has any capital letter at all
         lowered = separated.lower()
@@ -300,15 +315,7 @@ def claim_terms(text: str) -> ClaimTerms:
         tokens = words(text)
         upper = upper_after_first = True
     # a capitalised word after the first is a name (the first may just open the sentence)
-    capitalised = (
-        {
-            low
-            for t, low in zip(separated.split()[1:], tokens[1:], strict=False)
-            if t[0].isupper() and not t.isupper()
-        }
-        if upper_after_first
-        else _NONE
-    )
+    capitalised = _capitalised(separated, tokens, ascii_text) if upper_after_first else _NONE
     code_hint = "_" in text or "`" in text or (upper and _CAMEL_RE.search(text) is not None)
     ids = identifiers(text) if code_hint else []
     stems = list(map(_STEM, tokens))  # "" = stopword
@@ -317,7 +324,9 @@ def claim_terms(text: str) -> ClaimTerms:
         # stems drops exactly the digit tokens, all at C speed
         terms = set(stems)
         terms.discard("")
-        terms.difference_update([t for t in terms if t.isdecimal()])
+        # (filter calls the method itself: the compiled core would look it up per term)
+        digits: list[str] = list(filter(_IS_DECIMAL, terms))
+        terms.difference_update(digits)
     else:  # a generic code word ("value") must not remove a real one ("valued") of one stem
         terms = {
             key
