@@ -49,9 +49,9 @@ from monitor.checks.contrast_negation import (
     negated,
 )
 from monitor.checks.contrast_sentences import (
-    _ASCII_TOKEN_RE,
     _TOKEN_RE,
     _Sentence,
+    _tokens,
     claim_core,
     sentence_index,
     verbatim,
@@ -196,7 +196,7 @@ def contrasts(
     lowered: str | None = None
     if ascii_claim:  # lower() maps only A-Z: the same tokens as lower-casing each match
         lowered = claim.lower()
-        tokens = _ASCII_TOKEN_RE.findall(lowered)
+        tokens = _tokens(claim)  # a byte translation and a split, no regex scan (mostly)
     else:
         tokens = [m.group(0).lower() for m in _TOKEN_RE.finditer(claim)]
     claim_negated = may_negate(claim, lowered) and negated(claim)

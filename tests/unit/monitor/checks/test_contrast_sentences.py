@@ -20,6 +20,7 @@ from monitor.checks.contrast_sentences import (
     _TOKEN_RE,
     SentenceIndex,
     _Sentence,
+    _tokens,
     sentence_index,
     sentences_of,
     verbatim,
@@ -163,6 +164,7 @@ def test_the_ascii_token_pattern_on_lower_case_is_the_token_pattern(text: str) -
     if text.isascii():
         expected = [m.group(0).lower() for m in _TOKEN_RE.finditer(text)]
         assert _ASCII_TOKEN_RE.findall(text.lower()) == expected
+        assert _tokens(text) == expected  # contrasts tokenises an ASCII claim so
 
 
 def test_the_index_is_memoised_per_text() -> None:
