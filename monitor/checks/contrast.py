@@ -57,6 +57,7 @@ from monitor.checks.contrast_sentences import (
     verbatim,
 )
 from monitor.text.dates import date_stated, dates, format_date, missing_dates
+from monitor.text.numbers import has_digit
 from monitor.text.opposites import OPPOSITES
 from monitor.text.units import same_quantities, unit_mismatch
 
@@ -72,7 +73,6 @@ POLARITY_ALIGNED = 0.7
 # the claim, i.e. restates it with only the polarity (or predicate, or roles) changed.
 UNCITED_POLARITY_SHARE = 1.0
 
-_ASCII_DIGIT_RE = re.compile(r"[0-9]")
 _COUNT_RE = re.compile(
     r"\d|\b(?:dozens|scores|hundreds|thousands|millions|billions|many|numerous|several|"
     r"few|all|none)\b",
@@ -181,13 +181,12 @@ def contrasts(
             if verbatim(claim, t, core):
                 return ()
     out: list[str] = []
-    # units and dates are written with digits; in ASCII a digit is [0-9], which one regex scan
-    # finds ~4x faster than str.isdigit called per character (that cost ~2% of the pure core's
-    # check on RAGTruth); other scripts have other digits ("٣", "²"): the full test for them
+    # units and dates are written with digits; in ASCII a digit is 0-9, which has_digit finds by
+    # ten byte searches, far cheaper than str.isdigit called per character (that cost ~2% of
+    # the pure core's check on RAGTruth); other scripts have other digits ("٣", "²"): the full
+    # test for them
     ascii_claim = claim.isascii()
-    digits = (
-        _ASCII_DIGIT_RE.search(claim) is not None if ascii_claim else any(map(str.isdigit, claim))
-    )
+    digits = has_digit(claim) if ascii_claim else any(map(str.isdigit, claim))
     if digits:
         unit = unit_mismatch(claim, texts)
         if unit is not None:
