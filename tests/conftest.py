@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,20 @@ def shared_path(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"{path} not present (tests that use ../shared need it beside the checkout)")
     return path
+
+
+def dev_sentences() -> Iterator[str]:
+    """Every sentence of the three dev sets' answers (ragtruth, expertqa, wice), as
+    split_sentences cuts them: real text for the tests that hold a fast path to the one it
+    replaces."""
+    from monitor.text.sentences import split_sentences  # not at import: the core is chosen first
+
+    for name in ("ragtruth", "expertqa", "wice"):
+        with open(SHARED / "eval" / "dev" / f"{name}-dev.events.jsonl", encoding="utf-8") as fh:
+            for line in fh:
+                answer = json.loads(line)["answer"]
+                for s in split_sentences(answer, []):
+                    yield answer[s.start : s.end]
 
 
 def standard_mix(n: int, seed: int = 7, fmt: str = "mix") -> list[dict[str, Any]]:

@@ -4,7 +4,6 @@ misses a cue `negated` reads."""
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
@@ -19,8 +18,7 @@ from monitor.checks.contrast_negation import (
     may_negate,
     negated,
 )
-from monitor.text.sentences import split_sentences
-from tests.conftest import SHARED
+from tests.conftest import dev_sentences
 
 PIECES = [
     *("No", "NOT", "not", "never", "Never", "none", "nor", "can't", "CAN'T", "don’t", "cannot"),
@@ -84,15 +82,11 @@ def test_the_anchored_look_on_hand_picked_words() -> None:
 
 def test_the_anchored_look_on_the_dev_sets_sentences() -> None:
     seen = 0
-    for name in ("ragtruth", "expertqa", "wice"):
-        with open(SHARED / "eval" / "dev" / f"{name}-dev.events.jsonl", encoding="utf-8") as fh:
-            for line in fh:
-                answer = json.loads(line)["answer"]
-                for s in split_sentences(answer, []):
-                    low = answer[s.start : s.end].lower()
-                    expected = PLAIN_HINT.search(low) is not None
-                    assert (_ASCII_NEGATION_HINT.search(low) is not None) == expected, low
-                    seen += expected
+    for sentence in dev_sentences():
+        low = sentence.lower()
+        expected = PLAIN_HINT.search(low) is not None
+        assert (_ASCII_NEGATION_HINT.search(low) is not None) == expected, low
+        seen += expected
     assert seen > 500
 
 

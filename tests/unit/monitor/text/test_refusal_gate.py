@@ -3,14 +3,11 @@ exactly when one of the parts `_negation_part` searches for is in the text."""
 
 from __future__ import annotations
 
-import json
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from monitor.text.refusal_gate import _NEGATION_PART_RE, _NEGATION_PARTS, _negation_part
-from monitor.text.sentences import split_sentences
-from tests.conftest import SHARED
+from tests.conftest import dev_sentences
 
 # the parts, pieces of them (a look-behind that reads one letter too few or too many shows) and
 # the anchor letters alone
@@ -46,13 +43,9 @@ def test_every_part_alone_and_in_a_word() -> None:
 
 def test_the_dev_sets_sentences() -> None:
     seen = 0
-    for name in ("ragtruth", "expertqa", "wice"):
-        with open(SHARED / "eval" / "dev" / f"{name}-dev.events.jsonl", encoding="utf-8") as fh:
-            for line in fh:
-                answer = json.loads(line)["answer"]
-                for s in split_sentences(answer, []):
-                    low = " " + answer[s.start : s.end].lower()
-                    expected = _negation_part(low)
-                    assert _regex_look(low) == expected, low
-                    seen += expected
+    for sentence in dev_sentences():
+        low = " " + sentence.lower()
+        expected = _negation_part(low)
+        assert _regex_look(low) == expected, low
+        seen += expected
     assert seen > 500

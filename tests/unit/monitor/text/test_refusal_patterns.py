@@ -3,7 +3,6 @@ match, so it changes no match: by the patterns' structure, and on text."""
 
 from __future__ import annotations
 
-import json
 import re
 from re import _constants as C  # type: ignore[attr-defined]
 from re import _parser as P  # type: ignore[attr-defined]
@@ -21,8 +20,7 @@ from monitor.text.refusal_patterns import (
     _CJK_RE,
     _LATIN,
 )
-from monitor.text.sentences import split_sentences
-from tests.conftest import SHARED
+from tests.conftest import dev_sentences
 
 PLAIN = re.compile("|".join(f"(?:{p})" for p in _LATIN), re.I)  # without the look-ahead
 ALLOWED = {"BEGIN", "BOUNDARY_WORD", ".", ":", ";", "d"}  # what _ABSTAIN_START lets through
@@ -99,18 +97,13 @@ def _spans(rx: re.Pattern[str], text: str) -> list[tuple[int, int]]:
 
 def test_same_matches_on_the_dev_sets_sentences() -> None:
     found = 0
-    for name in ("ragtruth", "expertqa", "wice"):
-        with open(SHARED / "eval" / "dev" / f"{name}-dev.events.jsonl", encoding="utf-8") as fh:
-            for line in fh:
-                answer = json.loads(line)["answer"]
-                for s in split_sentences(answer, []):
-                    text = answer[s.start : s.end]
-                    spans = _spans(PLAIN, text)
-                    assert _spans(_ABSTAIN_RE, text) == spans, text
-                    if text.isascii():
-                        assert _spans(_ABSTAIN_LOWER_RE, text.lower()) == spans, text
-                        assert not _spans(_CJK_RE, text)
-                    found += bool(spans)
+    for text in dev_sentences():
+        spans = _spans(PLAIN, text)
+        assert _spans(_ABSTAIN_RE, text) == spans, text
+        if text.isascii():
+            assert _spans(_ABSTAIN_LOWER_RE, text.lower()) == spans, text
+            assert not _spans(_CJK_RE, text)
+        found += bool(spans)
     assert found > 50  # the comparison saw refusals, not only misses
 
 
