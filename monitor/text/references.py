@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from monitor.text.numbers import has_digit
+
 # "According to passage 1", "(Passage 2 & 3)", "Step 6:": numbers that name a source or a
 # list item, not figures the source must state
 _SOURCE_NUMBER_RE = re.compile(
@@ -16,9 +18,6 @@ _SOURCE_NUMBER_RE = re.compile(
     r"references?|paragraphs?)\s+)#?\d{1,3}(?:\s*(?:,|and|&|or|-|to)\s*#?\d{1,3})*\b",
     re.I,
 )
-_DIGIT_RE = re.compile(r"\d")
-# \d of an ASCII text: a plain range is checked per character faster than a Unicode category
-_ASCII_DIGIT_RE = re.compile(r"[0-9]")
 # the words of a source reference, which a claim may keep capitalised ("(Passage )"); also
 # the look before the substitution: each word of _SOURCE_NUMBER_RE holds one of them
 SOURCE_NAMES = frozenset(
@@ -43,9 +42,9 @@ _ITEM_RE = re.compile(
 
 def source_references_removed(text: str) -> str:
     """The claim without the numbers of its source references and list labels."""
-    plain = text.isascii()
-    if (_ASCII_DIGIT_RE if plain else _DIGIT_RE).search(text) is None:
+    if not has_digit(text):
         return text
+    plain = text.isascii()
     low = text.lower()
     # the label can only open the text (one try at its start, cheaper than looking for its
     # words); a non-ASCII text keeps the word look: re.I matches "ſtep", whose lower() is no "step"
