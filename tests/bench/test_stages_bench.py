@@ -78,12 +78,17 @@ def test_each_stage_stays_within_its_budget_against_the_pass_through(
         pytest.skip(str(exc))
     monkeypatch.setenv("RAGMON_BENCH_STAGES_ANSWERS", "3000")
     monkeypatch.setenv("RAGMON_BENCH_STAGES_EVENTS", "1500")
-    monkeypatch.setenv("RAGMON_BENCH_STAGES_ROUNDS", "1")
+    # three rounds, their median: one round of a bare pass-through and of the monitor is one
+    # draw of a shared machine's noise, and `faust` is a difference of two such draws (CI
+    # once read 2.19 on a round where this machine reads 0.96-1.24)
+    monkeypatch.setenv("RAGMON_BENCH_STAGES_ROUNDS", "3")
     out: dict[str, Any] = stages_section(SimpleNamespace(runs=1), _events(1000))
     ratios = out["ratios_to_passthrough"]
     print(json.dumps({"ratios": ratios, "broker": out["broker"]}, indent=1))
     assert out["broker"]["passthrough_cpu_us_per_event"] > 0
     assert set(out["budget"]) <= set(ratios)
     assert out["over_budget"] == {}, (
-        f"over budget (ratio to the pass-through): {out['over_budget']}"
+        f"over budget (ratio to the pass-through): {out['over_budget']}; rounds: monitor "
+        f"{out['broker']['rounds_monitor_cpu_us']}, pass-through "
+        f"{out['broker']['rounds_passthrough_cpu_us']} µs of CPU per answer"
     )
