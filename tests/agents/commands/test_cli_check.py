@@ -91,3 +91,42 @@ def test_check_reads_stdin_and_reports_missing_file(tmp_path: Path) -> None:
 
 def test_shared_mix_generator_is_reachable() -> None:
     assert len(standard_mix(3)) == 3
+
+
+def test_check_lines_are_utf8_json_equal_to_the_standard_librarys(
+    tmp_path: Path, mix_300: list[dict[str, Any]]
+) -> None:
+    from monitor.check import check_bytes
+    from monitor.config.options import CheckOptions
+    from monitor.output.verdict_io import dumps_line, verdict_to_dict
+
+    events = [
+        *mix_300[:20],
+        {
+            "event_id": "é",
+            "answer": "Zürich grew 5% [1].",
+            "documents": [{"id": "1", "text": "Zürich grew 5%."}],
+        },
+    ]
+    lines = [json.dumps(e).encode() for e in events]
+    # a lone surrogate, legal in escaped JSON, cannot be written as UTF-8: escaped instead
+    lines.append(b'{"event_id": "s", "answer": "Sales rose \\ud800 in 2024.", "documents": []}')
+    src = tmp_path / "in.jsonl"
+    src.write_bytes(b"\n".join(lines) + b"\n")
+    out = tmp_path / "out.jsonl"
+    proc = subprocess.run(
+        [sys.executable, "-m", "agents.cli", "check", str(src), "-o", str(out), "-q"],
+        capture_output=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    written = out.read_bytes().decode("utf-8").splitlines()
+    options = CheckOptions()
+    expected = [
+        dumps_line(verdict_to_dict(check_bytes(raw, options), options.cited_text_max_chars))  # type: ignore[arg-type]
+        for raw in lines
+    ]
+    assert len(written) == len(expected) == 22
+    assert [json.loads(w) for w in written] == [json.loads(e) for e in expected]
+    assert '"Zürich' in written[20]  # non-ASCII kept, not escaped
+    assert "\\ud800" in written[21]
