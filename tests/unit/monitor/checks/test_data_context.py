@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import copy
+import json
+import sys
+from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
@@ -98,3 +101,33 @@ def test_verdicts_are_the_same_cold_and_warm() -> None:
         cold.append(check_event(event, CheckOptions()))
     warm = [check_event(event, CheckOptions()) for event in events + events]
     assert warm == cold + cold
+
+
+def test_equal_values_share_a_context_whatever_objects_they_are_made_of() -> None:
+    # marshal's key: no back-reference to a shared object, no mark of an interned string
+    shared = {"garage": True, "name": "Finch"}
+    aliased = {"a": shared, "b": shared, sys.intern("name"): sys.intern("Finch & Fork")}
+    fresh = json.loads(json.dumps(aliased))
+    assert data_context(aliased) is data_context(fresh)
+    assert dc._cache_key(aliased) == dc._cache_key(fresh) == dc._cache_key(copy.deepcopy(fresh))
+
+
+def test_values_that_repr_apart_are_kept_apart() -> None:
+    values: list[Any] = [{"a": 0.0}, {"a": -0.0}, {"a": 0}, {"a": False}, {"a": None}]
+    values += [{"a": "0"}, {"a": [0]}, {"a": {"0": 0}}, [0.1], [0.1 + 2e-17], ["\ud800"], ["é"]]
+    keys = [dc._cache_key(v) for v in values]
+    assert len({repr(v) for v in values}) == len(set(keys)) == len(values)
+    assert [type(data_context(v).leaves[0][1]) for v in values[:5]] == [
+        float,
+        float,
+        int,
+        bool,
+        type(None),
+    ]
+
+
+def test_a_value_marshal_cannot_write_is_keyed_by_its_repr() -> None:
+    odd = OrderedDict([("wifi", "free"), ("music", None)])
+    assert dc._cache_key(odd) == repr(odd)
+    assert data_context(odd) is data_context(OrderedDict(odd))
+    assert data_context(odd) is not data_context(dict(odd))  # a different key, built apart
