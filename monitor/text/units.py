@@ -107,11 +107,37 @@ def _quantities(text: str) -> list[tuple[float, str, str]]:
     return out
 
 
+# The figures of the evidence texts a claim with a figure is compared with, by text: the same
+# documents come back claim after claim (and answer after answer about one document set), and
+# scanning a whole document for figures cost more than the rest of the unit look
+_EVIDENCE_QUANTITIES: dict[str, tuple[tuple[float, str, str], ...]] = {}
+MEMO_MIN_CHARS = 200  # shorter texts (a claim, a sentence) are scanned again: cheaper than held
+MEMO_MAX_ENTRIES = 128
+
+
+def clear_quantity_cache() -> None:
+    """Forget the memoised figures of evidence texts (benchmarks: each round starts cold)."""
+    _EVIDENCE_QUANTITIES.clear()
+
+
+def _evidence_quantities(text: str) -> Sequence[tuple[float, str, str]]:
+    """_quantities(text), memoised for long texts (read only)."""
+    if len(text) < MEMO_MIN_CHARS:
+        return _quantities(text)
+    found = _EVIDENCE_QUANTITIES.get(text)
+    if found is None:
+        found = tuple(_quantities(text))
+        if len(_EVIDENCE_QUANTITIES) >= MEMO_MAX_ENTRIES:  # the oldest goes first
+            del _EVIDENCE_QUANTITIES[next(iter(_EVIDENCE_QUANTITIES))]
+        _EVIDENCE_QUANTITIES[text] = found
+    return found
+
+
 def unit_mismatch(claim: str, texts: Sequence[str]) -> str | None:
     wanted = _quantities(claim)
     if not wanted:
         return None
-    found = [q for text in texts for q in _quantities(text)]
+    found = [q for text in texts for q in _evidence_quantities(text)]
     for number, kind, unit in wanted:
         family = _FAMILY.get(kind, kind)
         amount = number * _UNITS[unit][1]
@@ -141,7 +167,7 @@ def same_quantities(claim: str, texts: Sequence[str]) -> set[str]:
     wanted = [m for m in _QUANTITY_RE.finditer(claim) if m.group(3).lower() in _UNITS]
     if not wanted:
         return set()
-    found = [q for text in texts for q in _quantities(text)]
+    found = [q for text in texts for q in _evidence_quantities(text)]
     out = set()
     for m in wanted:
         number = float(m.group(1).replace(",", "") + (m.group(2) or ""))
