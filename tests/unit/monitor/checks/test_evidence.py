@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from monitor.checks.evidence import GENERIC_CODE_WORDS, ClaimTerms, _pairs, claim_terms
 from monitor.text.numbers import numbers
 from monitor.text.words import NUMBER_STRINGS, STEMS, identifiers, separate, words
+from tests.conftest import dev_sentences
 
 _CAMEL_RE = re.compile(r"[a-z][A-Z]")
 
@@ -87,3 +88,12 @@ claim_texts = st.one_of(
 @given(claim_texts)
 def test_claim_terms_are_the_reference(text: str) -> None:
     assert claim_terms(text) == _reference_claim_terms(text)
+
+
+def test_capitalised_words_found_by_one_scan_are_the_split_tokens() -> None:
+    # every white space str.split() cuts at, before a capitalised word (the ASCII scan's \s)
+    for space in (" ", "\t", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f"):
+        text = f"Rome{space}Paris and{space}  Berlin{space}NASA{space}Five grew"
+        assert claim_terms(text).names == _reference_claim_terms(text).names != frozenset()
+    for text in dev_sentences():
+        assert claim_terms(text) == _reference_claim_terms(text), text
