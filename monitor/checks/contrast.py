@@ -101,7 +101,7 @@ def _align(
         index = sentence_index(text)
         i, n = index.best(claim_stems)
         if n > best_n:  # an earlier text keeps a tie, as an earlier sentence does
-            best, best_n = index.sentences[i], n
+            best, best_n = index.sentence(i), n
     if best is None or best_n < MIN_ALIGNED * len(claim_stems):
         return None
     hits = [i for i, s in enumerate(best.stems) if s and s in claim_stems]

@@ -59,10 +59,10 @@ class _Sentence:
 
     __slots__ = ("_following", "_hedged", "_spans", "_stems", "_tokens", "text")
 
-    def __init__(self, text: str, following: str = "") -> None:
+    def __init__(self, text: str, following: str = "", tokens: list[str] | None = None) -> None:
         self.text = text.strip()
         self._following = following
-        self._tokens: list[str] | None = None
+        self._tokens: list[str] | None = tokens  # `_tokens(text)` when the index has them
         self._stems: list[str] | None = None
         self._spans: list[tuple[int, int]] | None = None
         self._hedged: bool | None = None
@@ -127,6 +127,25 @@ def _tokens(text: str) -> list[str]:
     return [m.group(0).lower() for m in _TOKEN_RE.finditer(text)]
 
 
+# the same table keeping line breaks: the sentences of a text joined by "\n" (none holds one:
+# a sentence ends at a line break, which strip() then cuts) are tokenised by one translation
+# and cut apart again by one split, instead of four C calls per sentence
+_ASCII_LINES = _ASCII_WORDS[:10] + b"\n" + _ASCII_WORDS[11:]
+
+
+def _token_lists(texts: list[str]) -> list[list[str]]:
+    """`_tokens` of each of `texts` (stripped sentences: no line break inside)."""
+    if not texts:
+        return []
+    joined = "\n".join(texts)
+    if not joined.isascii():
+        return list(map(_tokens, texts))
+    spaced = joined.encode("ascii").translate(_ASCII_LINES).decode("ascii").split("\n")
+    if "'" not in joined:
+        return list(map(str.split, spaced))
+    return [_ASCII_TOKEN_RE.findall(line) if "'" in line else line.split() for line in spaced]
+
+
 _NO_STEM = frozenset(("",))
 _STEM = STEMS.__getitem__
 
@@ -134,20 +153,26 @@ _STEM = STEMS.__getitem__
 class SentenceIndex:
     """The sentences of one evidence text and where each content stem occurs: stem -> the
     numbers of the sentences holding it, in order (an inverted index). A claim is aligned by
-    looking up its own stems instead of intersecting every sentence with them (`align`)."""
+    looking up its own stems instead of intersecting every sentence with them (`align`).
+    The `_Sentence` records are made on first use (`sentence`): most sentences of a document
+    are never aligned with a claim, and the index needs only their tokens."""
 
-    __slots__ = ("postings", "sentences")
+    __slots__ = ("_all", "_made", "_token_lists", "postings", "texts")
 
-    def __init__(self, sentences: list[_Sentence]) -> None:
-        self.sentences = sentences
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = texts
+        token_lists = _token_lists(texts)
+        self._token_lists = token_lists
+        self._made: list[_Sentence | None] = [None] * len(texts)
+        self._all: list[_Sentence] | None = None
         postings: dict[str, list[int]] = {}
         get = postings.get
-        for i, sentence in enumerate(sentences):
+        for i, tokens in enumerate(token_lists):
             # no frozenset per sentence, no test per stem: stopwords are posted under "" and
             # dropped at the end; a plain dict, not a defaultdict: most stems of a document
             # are new when met, and a defaultdict's miss (__missing__, then the factory) cost
             # the compiled core ~4x a look-up and a store
-            for key in set(map(_STEM, sentence.tokens)):
+            for key in set(map(_STEM, tokens)):
                 found = get(key)
                 if found is None:
                     postings[key] = [i]
@@ -156,21 +181,42 @@ class SentenceIndex:
         postings.pop("", None)
         self.postings = postings
 
+    def sentence(self, i: int) -> _Sentence:
+        """Sentence number `i` (made once, with the tokens the index read)."""
+        made = self._made[i]
+        if made is None:
+            texts = self.texts
+            following = texts[i + 1] if i + 1 < len(texts) else ""
+            made = _Sentence(texts[i], following, self._token_lists[i])
+            self._made[i] = made
+        return made
+
+    @property
+    def sentences(self) -> list[_Sentence]:
+        """Every sentence, in order."""
+        if self._all is None:
+            self._all = [self.sentence(i) for i in range(len(self.texts))]
+        return self._all
+
     def best(self, stems: frozenset[str]) -> tuple[int, int]:
         """(sentence number, shared stems) of the first sentence sharing most of `stems`
         (distinct stems, as `len(stems & sentence.stem_set)`); (-1, 0) when none shares any."""
+        if not self.texts:
+            return -1, 0
         postings = self.postings
-        counts: dict[int, int] = {}
+        # a count per sentence in a list, not a dict of the sentences met: no hashing, and
+        # max() and index() find the first sentence with the most in C (max without a
+        # `default=`: a keyword argument sends the call through the slow argument parser)
+        counts = [0] * len(self.texts)
         for key in stems:
             found = postings.get(key)
             if found is not None:
                 for i in found:
-                    counts[i] = counts.get(i, 0) + 1
-        best, best_n = -1, 0
-        for i, n in counts.items():
-            if n > best_n or (n == best_n and i < best):
-                best, best_n = i, n
-        return best, best_n
+                    counts[i] += 1
+        best_n = max(counts)
+        if best_n == 0:
+            return -1, 0
+        return counts.index(best_n), best_n
 
 
 _SENTENCES_MAX = 512
@@ -185,7 +231,7 @@ def sentence_index(text: str) -> SentenceIndex:
         return found
     # the pattern has no groups: findall gives the sentences' texts without match objects
     texts = list(filter(None, map(str.strip, _SENTENCE_RE.findall(text))))
-    index = SentenceIndex(list(map(_Sentence, texts, [*texts[1:], ""])))
+    index = SentenceIndex(texts)
     if len(text) <= 200_000:
         _sentences[text] = index
         if len(_sentences) > _SENTENCES_MAX:

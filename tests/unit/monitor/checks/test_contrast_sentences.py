@@ -20,12 +20,14 @@ from monitor.checks.contrast_sentences import (
     _TOKEN_RE,
     SentenceIndex,
     _Sentence,
+    _token_lists,
     _tokens,
     sentence_index,
     sentences_of,
     verbatim,
 )
 from monitor.text.words import STEMS
+from tests.conftest import dev_sentences
 
 TEXT = "Paris is the capital of France. Berlin is the capital of Germany! Paris hosts the Louvre."
 
@@ -289,3 +291,31 @@ def test_a_hedge_in_the_next_sentence_is_read_from_its_text() -> None:
     assert first._hedged is None  # nothing read while indexing
     assert (first.hedged, first.next_hedged) == (False, True)
     assert (second.hedged, second.next_hedged) == (True, False)
+
+
+# --- the index tokenises a text's sentences at once ----------------------------------------
+def _check_token_lists(texts: list[str]) -> None:
+    assert _token_lists(texts) == [_tokens(t) for t in texts]
+
+
+@settings(max_examples=300)
+@given(st.lists(any_text.map(str.strip).filter(lambda t: "\n" not in t), max_size=5))
+def test_the_token_lists_of_joined_sentences_are_each_sentence_s_tokens(texts: list[str]) -> None:
+    _check_token_lists(texts)
+
+
+def test_the_token_lists_of_the_dev_sentences_are_each_sentence_s_tokens() -> None:
+    texts = [s for s in (t.strip() for t in dev_sentences()) if s and "\n" not in s]
+    for start in range(0, len(texts), 50):
+        _check_token_lists(texts[start : start + 50])
+
+
+def test_an_index_made_sentence_has_the_tokens_the_index_read() -> None:
+    index = sentence_index("It wasn't raining. Don't go out! Rain fell.")
+    assert index.best(frozenset({"rain"})) == (0, 1)
+    assert [s.tokens for s in index.sentences] == [
+        ["it", "wasn't", "raining"],
+        ["don't", "go", "out"],
+        ["rain", "fell"],
+    ]
+    assert index.sentence(2) is index.sentences[2]
