@@ -45,6 +45,7 @@ from monitor.checks.contrast_names import _entity_swap, _initial_missing, _role_
 from monitor.checks.contrast_negation import (
     _content_stems,
     _negated_region,
+    cue_free,
     may_negate,
     negated,
 )
@@ -198,8 +199,12 @@ def contrasts(
         tokens = _tokens(claim)  # a byte translation and a split, no regex scan (mostly)
     else:
         tokens = [m.group(0).lower() for m in _TOKEN_RE.finditer(claim)]
-    claim_negated = may_negate(claim, lowered) and negated(claim)
-    stems = frozenset(_content_stems(tokens, claim_negated))
+    # the negation look (a regex scan of the claim at least) waits for an aligned sentence
+    # to compare it with, unless a cue word of the claim changes what it aligns on
+    claim_negated: bool | None = None
+    if not cue_free(tokens):
+        claim_negated = may_negate(claim, lowered) and negated(claim)
+    stems = frozenset(_content_stems(tokens, bool(claim_negated)))
     aligned = _align(stems, texts) if stems else None
     if aligned is None:
         return tuple(out)
@@ -208,8 +213,11 @@ def contrasts(
         missing = missing_dates(claim, sentence.text)
         if missing:
             out.append(f"date_mismatch:{format_date(missing[0])}")
-    if share >= polarity_share and claim_negated != _negated_region(sentence, hits):
-        out.append("negation_mismatch")
+    if share >= polarity_share:
+        if claim_negated is None:
+            claim_negated = may_negate(claim, lowered) and negated(claim)
+        if claim_negated != _negated_region(sentence, hits):
+            out.append("negation_mismatch")
     if _hedged_source(claim, sentence):  # aligned on half its words at least
         out.append("hedged_source")
     # the claim's predicate is by definition not in the sentence: the rest must be

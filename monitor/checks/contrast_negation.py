@@ -137,6 +137,12 @@ def _negates_shared(sentence: _Sentence, hits: list[int], start: int, end: int) 
     return cut == start or negated(text, cut, end)
 
 
+def cue_free(tokens: list[str]) -> bool:
+    """No token is left out of `_content_stems` for the claim's negation: its stems are then
+    the same negated or not, and whether it is negated need be read only when compared."""
+    return _CUE_WORDS.isdisjoint(tokens) and "longer" not in tokens
+
+
 def _content_stems(tokens: list[str], claim_negated: bool) -> set[str]:
     """The claim's content stems to align on; its negation cue words (and the "longer" of "no
     longer") are left out when it is negated: the un-negated evidence cannot hold them."""

@@ -15,9 +15,12 @@ from monitor.checks.contrast_negation import (
     _ASCII_NEGATION_HINT,
     _ASCII_NEGATION_HINT_PLAIN,
     _NEGATION_HINT,
+    _content_stems,
+    cue_free,
     may_negate,
     negated,
 )
+from monitor.checks.contrast_sentences import _tokens
 from tests.conftest import dev_sentences
 
 PIECES = [
@@ -159,3 +162,22 @@ def test_the_denied_clause_is_negated_and_the_affirmed_one_not(
     denied = f"They {cue} {' '.join(claim_words)}{contrast}{' '.join(others)}."
     assert not negation_flip(claim, affirmed)
     assert negation_flip(claim, denied)
+
+
+# --- the claim's negation read only when compared --------------------------------------------
+CUE_TOKENS = ["never", "failed", "no", "longer", "lack", "revenue", "grew", "the", "not", "deny"]
+
+
+def _check_cue_free(tokens: list[str]) -> None:
+    if cue_free(tokens):  # then contrasts aligns on the same stems before reading the negation
+        assert _content_stems(tokens, True) == _content_stems(tokens, False)
+
+
+@given(st.lists(st.sampled_from(CUE_TOKENS), max_size=8))
+def test_cue_free_tokens_give_the_same_stems_negated_or_not(tokens: list[str]) -> None:
+    _check_cue_free(tokens)
+
+
+def test_cue_free_dev_sentences_give_the_same_stems_negated_or_not() -> None:
+    for sentence in dev_sentences():
+        _check_cue_free(_tokens(sentence))
