@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from monitor.checks.claims import split_claims
+from monitor.checks.contrast_sentences import clear_sentence_cache
+from monitor.checks.data_context import clear_data_cache
+from monitor.checks.evidence import clear_index_cache
 from monitor.checks.given import given_claims
 from monitor.checks.grounding import UNDECIDED, Context, context_of, ground_uncited
 from monitor.checks.quotes import check_quotes
@@ -13,10 +16,21 @@ from monitor.citations.resolve import resolve_citations
 from monitor.config.options import CheckOptions
 from monitor.inputs.decode import decode_event
 from monitor.records.models import AnswerEvent, Citation, ClaimResult, Rejection, Scores, Verdict
+from monitor.text.units import clear_quantity_cache
 
 _EMPTY_SCORES = Scores(
     validity_rate=None, support_rate=None, coverage=None, hallucination_rate=None
 )
+
+
+def clear_caches() -> None:
+    """Forget what the checks memoise per evidence text or data value (indexes, sentences, data
+    contexts, figures): a benchmark's round then starts cold, as answers over new documents do.
+    The word -> stem memo stays: a stream's vocabulary is warm after its first answers."""
+    clear_index_cache()
+    clear_data_cache()
+    clear_sentence_cache()
+    clear_quantity_cache()
 
 
 def rejected_verdict(rejection: Rejection) -> Verdict:

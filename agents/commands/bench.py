@@ -21,9 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.checking import fastcore
-from monitor.check import check_bytes
-from monitor.checks.data_context import clear_data_cache
-from monitor.checks.evidence import clear_index_cache
+from monitor.check import check_bytes, clear_caches
 from monitor.config.errors import InputError, RagmonError
 from monitor.config.options import CheckOptions
 
@@ -144,8 +142,7 @@ def core_throughput(events: list[bytes], runs: int, options: CheckOptions) -> di
     rates: list[float] = []
     per_event_us: list[float] = []
     for _ in range(runs):
-        clear_index_cache()  # every run cold, as new answers over new documents are
-        clear_data_cache()
+        clear_caches()  # every run cold, as new answers over new documents are
         started = time.perf_counter()
         for raw in events:
             t0 = time.perf_counter()

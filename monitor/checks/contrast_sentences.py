@@ -223,6 +223,11 @@ _SENTENCES_MAX = 512
 _sentences: OrderedDict[str, SentenceIndex] = OrderedDict()
 
 
+def clear_sentence_cache() -> None:
+    """Forget every memoised sentence index (benchmarks: each round starts cold)."""
+    _sentences.clear()
+
+
 def sentence_index(text: str) -> SentenceIndex:
     """The sentences of an evidence text and their inverted index, memoised per text."""
     found = _sentences.get(text)

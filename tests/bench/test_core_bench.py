@@ -13,10 +13,9 @@ from typing import Any
 
 import pytest
 
-from monitor.check import check_bytes, check_event
+from monitor.check import check_bytes, check_event, clear_caches
 from monitor.checks.claims import split_claims
-from monitor.checks.data_context import clear_data_cache
-from monitor.checks.evidence import EvidenceIndex, claim_terms, clear_index_cache
+from monitor.checks.evidence import EvidenceIndex, claim_terms
 from monitor.checks.quotes import check_quotes
 from monitor.checks.scoring import answer_scores
 from monitor.checks.support import assess_claim
@@ -64,8 +63,7 @@ def staged(events: list[AnswerEvent]) -> list[Staged]:
 
 
 def _cold() -> None:
-    clear_index_cache()
-    clear_data_cache()
+    clear_caches()
 
 
 def _run(benchmark: Any, fn: Any, n: int) -> Any:

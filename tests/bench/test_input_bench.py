@@ -173,14 +173,11 @@ FORMATS = ("anthropic.messages", "openai.chat", "cohere.chat.v2", "gemini.genera
 
 
 def _batch(raws: list[bytes]) -> tuple[float, list[Any]]:
-    from monitor.check import check_bytes
-    from monitor.checks.data_context import clear_data_cache
-    from monitor.checks.evidence import clear_index_cache
+    from monitor.check import check_bytes, clear_caches
     from monitor.config.options import CheckOptions
 
     options = CheckOptions()
-    clear_index_cache()
-    clear_data_cache()
+    clear_caches()
     t0 = time.perf_counter()
     out = [check_bytes(r, options) for r in raws]
     return time.perf_counter() - t0, out
