@@ -127,30 +127,39 @@ _ASCII_WORD_RE = re.compile(r"[a-z]+")
 _OTHER_NEGATIONS_RE = re.compile(r"\b(?:" + "|".join(sorted(_OTHER_NEGATIONS)) + r")\b")
 
 
-_NEGATIVE = [
-    "no",
-    "not",
-    "cannot",
-    "unable",
-    "lacks?",
-    "insufficient",
-    "limited",
-    "none",
-    "beyond",
-    "outside",
-    "sorry",
-    "difficult",
-    "hard",
-    "impossible",
+def _anchored(word: str, at: int, tail: str = "") -> str:
+    """`word` as a whole word, the regex opening with its letter at `at` (the letters before it
+    and the word boundary checked by a look-behind once the rest has matched)."""
+    return rf"{word[at:]}(?<=\b{word}){tail}\b"
+
+
+# One scan of the lowered sentence for a whole negation word: an English one (it ends with an
+# empty group, so `m.lastindex` is set) or another language's (no group). Every alternative
+# opens with a literal letter, most often a rarer one of its word, so the engine skips in C to
+# the few positions holding such a letter; a `\b` opening each word made it try the boundary and
+# the words at every position (~2.6x slower). The words are whole and no two overlap, so the
+# first match is the leftmost negation word, as with `\b` first
+# (tests/unit/monitor/text/test_refusal_gate.py).
+_ENGLISH_ANCHORED = [
+    *(_anchored(w, 0) for w in ("no", "not", "none", "beyond")),
+    _anchored("cannot", 2),
+    _anchored("unable", 1),
+    _anchored("lack", 3, "s?"),
+    _anchored("insufficient", 1),
+    _anchored("limited", 2),
+    _anchored("impossible", 1),
+    _anchored("outside", 1),
+    _anchored("sorry", 4),
+    _anchored("difficult", 2),
+    _anchored("hard", 3),
+    r"n['’]t\b",
 ]
-# one scan of the lowered sentence: an English negation (group 1) or another language's
-_GATE_RE = re.compile(
-    r"\b("
-    + "|".join(_NEGATIVE)
-    + r")\b|(n['’]t)\b|\b(?:"
-    + "|".join(sorted(_OTHER_NEGATIONS))
-    + r")\b"
-)
+_OTHER_ANCHORED = [
+    *(_anchored(w, 0) for w in sorted(_OTHER_NEGATIONS - {"aucun", "aucune", "onvoldoende"})),
+    _anchored("aucun", 2, "e?"),
+    _anchored("onvoldoende", 1),
+]
+_GATE_RE = re.compile("|".join([*(p + "()" for p in _ENGLISH_ANCHORED), *_OTHER_ANCHORED]))
 
 
 # parts of every negation word above, found by plain substring search (C, no regex): a text
@@ -215,10 +224,11 @@ def _worth_a_look(text: str) -> bool:
     low = " " + text.lower()
     if _NEGATION_PART_RE.search(low) is None:
         return False
-    for m in _GATE_RE.finditer(low):
-        if m.lastindex is None:
-            return True  # a negation of another language: the patterns decide
-        if not _TOPIC_WORDS.isdisjoint(_ASCII_WORD_RE.findall(low)):
-            return True
-        return _OTHER_NEGATIONS_RE.search(low, m.end()) is not None
-    return False
+    m = _GATE_RE.search(low)
+    if m is None:
+        return False
+    if m.lastindex is None:
+        return True  # a negation of another language: the patterns decide
+    if not _TOPIC_WORDS.isdisjoint(_ASCII_WORD_RE.findall(low)):
+        return True
+    return _OTHER_NEGATIONS_RE.search(low, m.end()) is not None
