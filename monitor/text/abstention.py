@@ -27,7 +27,13 @@ from __future__ import annotations
 import re
 
 from monitor.text.refusal_gate import _worth_a_look
-from monitor.text.refusal_patterns import _ABSTAIN_LOWER_RE, _ABSTAIN_RE, _CJK_RE
+from monitor.text.refusal_patterns import (
+    _ABSTAIN_EN_LOWER_RE,
+    _ABSTAIN_LOWER_RE,
+    _ABSTAIN_RE,
+    _CJK_RE,
+    may_be_other_language,
+)
 
 # A refusal's clause is cut out whole, not just the matched words. It ends at a sentence mark
 # or a contrast ("but", "while", ...), not at a comma: what follows a comma is most often the
@@ -202,8 +208,11 @@ def abstention_spans(text: str) -> list[tuple[int, int]]:
         return []
     if text.isascii():
         # the case-sensitive patterns on the lowered text (refusal_patterns._ABSTAIN_LOWER_RE);
-        # no Chinese or Japanese pattern matches ASCII
-        found = [(m.start(), m.end()) for m in _ABSTAIN_LOWER_RE.finditer(text.lower())]
+        # no Chinese or Japanese pattern matches ASCII, and most refusal candidates hold no word
+        # the other languages' patterns need: then the English ones alone find the same
+        low = text.lower()
+        rx = _ABSTAIN_LOWER_RE if may_be_other_language(low) else _ABSTAIN_EN_LOWER_RE
+        found = [(m.start(), m.end()) for m in rx.finditer(low)]
     else:
         found = [(m.start(), m.end()) for m in _ABSTAIN_RE.finditer(text)]
         found += [(m.start(), m.end()) for m in _CJK_RE.finditer(text)]

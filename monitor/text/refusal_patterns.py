@@ -187,3 +187,38 @@ _ABSTAIN_RE = re.compile(_ABSTAIN, re.I)
 # instead of trying each (the dev sets' refusal candidates: ~2x faster).
 _ABSTAIN_LOWER_RE = re.compile(_ABSTAIN)
 _CJK_RE = re.compile("|".join(f"(?:{p})" for p in _CJK))
+
+# The English patterns alone, for a lowered ASCII text holding none of the words the other
+# languages' patterns need (below): there no other pattern can match anywhere, so the matches
+# are those of `_ABSTAIN_LOWER_RE`, found with half the alternatives tried at each start.
+_ABSTAIN_EN_LOWER_RE = re.compile(_ABSTAIN_START + "(?:" + "|".join(f"(?:{p})" for p in _EN) + ")")
+# For each pattern of the other languages, words (whole runs of a-z, as `_LETTERS_RE` finds
+# them) of which one must stand in an ASCII text it matches; the accented words aside (an ASCII
+# text holds none). Where a pattern's word can run on into more letters, a part of it instead.
+_OTHER_LANGUAGE_WORDS = frozenset(
+    [
+        # French: je ne peux pas / impossible de / le texte ne mentionne / pas d'information
+        *("pas", "de", "ne", "peu"),
+        # Spanish and Portuguese: no puedo / el pasaje no menciona / no hay / ninguna información
+        *("puedo", "podemos", "posible", "consigo", "posso", "tengo", "tenho"),
+        *("pasaje", "pasajes", "trecho", "trechos", "passagen", "passagens", "texto", "textos"),
+        *("contexto", "documento", "documentos", "articulo", "articulos", "fuente", "fuentes"),
+        *("fonte", "fontes", "fragmento", "fragmentos", "datos", "dados"),
+        *("hay", "ha", "existe", "se", "ninguna", "nenhuma", "nenhum", "informacion"),
+        # Italian: non posso / il testo non menziona / nessuna informazione
+        *("non", "nessuna", "nessun", "informazioni"),
+        # German and Dutch: ich kann nicht / der Text enthält keine / de tekst bevat geen
+        *("ich", "wir", "kein", "keine", "keinn", "keinen", "nicht", "nichts"),
+        *("niet", "niets", "geen", "onvoldoende"),
+    ]
+)
+_OTHER_LANGUAGE_PARTS = ("aucun", "mencionad", "especificad", "indicad")
+_LETTERS_RE = re.compile(r"[a-z]+")
+
+
+def may_be_other_language(low: str) -> bool:
+    """False only when no pattern of a language other than English can match `low`, a lowered
+    ASCII text (tests/unit/monitor/text/test_refusal_patterns.py)."""
+    return any(
+        map(low.__contains__, _OTHER_LANGUAGE_PARTS)
+    ) or not _OTHER_LANGUAGE_WORDS.isdisjoint(_LETTERS_RE.findall(low))

@@ -1,5 +1,7 @@
 """The refusal pattern's look-ahead (`_ABSTAIN_START`) holds wherever one of its patterns can
-match, so it changes no match: by the patterns' structure, and on text."""
+match, so it changes no match: by the patterns' structure, and on text. Where
+`may_be_other_language` is false, no other language's pattern matches, so the English ones alone
+find the same."""
 
 from __future__ import annotations
 
@@ -13,12 +15,19 @@ from hypothesis import strategies as st
 
 from monitor.text.refusal_patterns import (
     _ABSTAIN,
+    _ABSTAIN_EN_LOWER_RE,
     _ABSTAIN_LOWER_RE,
     _ABSTAIN_RE,
     _ABSTAIN_START,
     _CJK,
     _CJK_RE,
+    _DE_NL,
+    _EN,
+    _ES_PT,
+    _FR,
+    _IT,
     _LATIN,
+    may_be_other_language,
 )
 from tests.conftest import dev_sentences
 
@@ -172,3 +181,47 @@ def test_no_chinese_or_japanese_pattern_matches_ascii() -> None:
     for pattern in _CJK:
         literals = re.sub(r"\(\?:|[()|?]", "", pattern)
         assert literals and not any(c.isascii() for c in literals), pattern
+
+
+# every other language's pattern but the one that opens with "não", which no ASCII text holds
+_OTHER_LANGUAGES = [p for p in (*_FR, *_ES_PT, *_IT, *_DE_NL) if not p.startswith(r"\bnão")]
+_LOWER_ASCII = st.characters(codec="ascii", categories=["Ll", "Zs", "Cc", "Po", "Nd"])
+
+
+def test_the_english_patterns_are_the_first_ones() -> None:
+    assert _LATIN[: len(_EN)] == tuple(_EN)
+    assert len(_OTHER_LANGUAGES) == len(_LATIN) - len(_EN) - 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_a_text_another_language_matches_holds_one_of_its_words(data: st.DataObject) -> None:
+    # a text of lower-case ASCII generated to match each pattern (a pattern with an accented
+    # word no ASCII text holds aside: none matches ASCII)
+    for pattern in _OTHER_LANGUAGES:
+        rx = re.compile(pattern)
+        text = data.draw(st.from_regex(rx, alphabet=_LOWER_ASCII))
+        assert rx.search(text) is not None
+        assert may_be_other_language(text), (pattern, text)
+
+
+def test_english_alone_on_the_dev_sets_sentences() -> None:
+    others = [re.compile(p) for p in _OTHER_LANGUAGES]
+    english_only = 0
+    for sentence in dev_sentences():
+        if not sentence.isascii():
+            continue
+        low = sentence.lower()
+        if not may_be_other_language(low):
+            english_only += 1
+            assert not any(rx.search(low) for rx in others), low
+            assert _spans(_ABSTAIN_EN_LOWER_RE, low) == _spans(_ABSTAIN_LOWER_RE, low), low
+    assert english_only > 1000
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.tuples(_FRAGMENTS, _SEPARATORS), max_size=14))
+def test_english_alone_on_random_text(parts: list[tuple[str, str]]) -> None:
+    low = "".join(a + b for a, b in parts).lower()
+    if low.isascii() and not may_be_other_language(low):
+        assert _spans(_ABSTAIN_EN_LOWER_RE, low) == _spans(_ABSTAIN_LOWER_RE, low), low
