@@ -112,6 +112,9 @@ def _quantities(text: str) -> list[tuple[float, str, str]]:
 # scanning a whole document for figures cost more than the rest of the unit look
 _EVIDENCE_QUANTITIES: dict[str, tuple[tuple[float, str, str], ...]] = {}
 MEMO_MIN_CHARS = 200  # shorter texts (a claim, a sentence) are scanned again: cheaper than held
+# longer texts are scanned again too: the memo holds its texts, and a worker's memory must not
+# grow with its largest documents (at most 128 x 50,000 characters)
+MEMO_MAX_CHARS = 50_000
 MEMO_MAX_ENTRIES = 128
 
 
@@ -122,7 +125,7 @@ def clear_quantity_cache() -> None:
 
 def _evidence_quantities(text: str) -> Sequence[tuple[float, str, str]]:
     """_quantities(text), memoised for long texts (read only)."""
-    if len(text) < MEMO_MIN_CHARS:
+    if not MEMO_MIN_CHARS <= len(text) <= MEMO_MAX_CHARS:
         return _quantities(text)
     found = _EVIDENCE_QUANTITIES.get(text)
     if found is None:

@@ -51,6 +51,16 @@ def test_long_evidence_is_scanned_once_and_held_read_only() -> None:
     assert _evidence_quantities(short) is not _evidence_quantities(short)  # not held
 
 
+def test_a_very_long_text_is_scanned_not_held(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(units, "MEMO_MAX_CHARS", 1_000)
+    huge = "The tablet holds 500 mg. " * 41  # 1,025 characters
+    assert list(_evidence_quantities(huge)) == _quantities(huge)
+    assert units._EVIDENCE_QUANTITIES == {}
+    held = huge[:1_000]
+    _evidence_quantities(held)
+    assert list(units._EVIDENCE_QUANTITIES) == [held]
+
+
 def test_the_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(units, "MEMO_MAX_ENTRIES", 4)
     docs = [f"Document {i}: " + "it weighs 3 kg and more. " * 10 for i in range(10)]
