@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from monitor.text.refusal_gate import _ASCII_WORD_RE
+
 # --- English ------------------------------------------------------------------------------
 # the sources by their noun (a determiner before it changes nothing: the refusal's clause is
 # widened to its start anyway, and a noun-first pattern lets the engine skip ahead)
@@ -192,7 +194,7 @@ _CJK_RE = re.compile("|".join(f"(?:{p})" for p in _CJK))
 # languages' patterns need (below): there no other pattern can match anywhere, so the matches
 # are those of `_ABSTAIN_LOWER_RE`, found with half the alternatives tried at each start.
 _ABSTAIN_EN_LOWER_RE = re.compile(_ABSTAIN_START + "(?:" + "|".join(f"(?:{p})" for p in _EN) + ")")
-# For each pattern of the other languages, words (whole runs of a-z, as `_LETTERS_RE` finds
+# For each pattern of the other languages, words (whole runs of a-z, as `_ASCII_WORD_RE` finds
 # them) of which one must stand in an ASCII text it matches; the accented words aside (an ASCII
 # text holds none). Where a pattern's word can run on into more letters, a part of it instead.
 _OTHER_LANGUAGE_WORDS = frozenset(
@@ -213,7 +215,6 @@ _OTHER_LANGUAGE_WORDS = frozenset(
     ]
 )
 _OTHER_LANGUAGE_PARTS = ("aucun", "mencionad", "especificad", "indicad")
-_LETTERS_RE = re.compile(r"[a-z]+")
 
 
 def may_be_other_language(low: str) -> bool:
@@ -221,4 +222,4 @@ def may_be_other_language(low: str) -> bool:
     ASCII text (tests/unit/monitor/text/test_refusal_patterns.py)."""
     return any(
         map(low.__contains__, _OTHER_LANGUAGE_PARTS)
-    ) or not _OTHER_LANGUAGE_WORDS.isdisjoint(_LETTERS_RE.findall(low))
+    ) or not _OTHER_LANGUAGE_WORDS.isdisjoint(_ASCII_WORD_RE.findall(low))
