@@ -24,13 +24,19 @@ the stages it calls):
 
 What needs the broker, consuming, acknowledging, the producer's I/O and the offset commits,
 is what a bare pass-through does too: with the embedded broker the section also runs a bare
-Faust pass-through and the monitor with its checks in the worker process (RAGMON_CHECK_PROCESSES
-=0), alternately, on backlogs of the same events, and reads their CPU per answer from /proc.
-`faust` is then the monitor's CPU per answer less the in-process stages: Faust's and
-aiokafka's per-record work (consume, ack, commit, producer I/O), to compare with the
-pass-through's whole. Every stage is also given as a ratio to the pass-through's CPU per
-answer; docs/guarantees.md holds the budget of each ratio (its "Stage budget" table), and
-tests/bench/test_stages_bench.py compares them.
+Faust pass-through and the monitor as it runs in production, with one check process
+(RAGMON_CHECK_PROCESSES=1), alternately, on backlogs of the same events, and reads each
+process's CPU per answer from /proc. `faust` is then the monitor's worker process's CPU per
+answer less the worker's in-process stages (`worker`): Faust's and aiokafka's per-record work
+(consume, ack, commit, producer I/O), to compare with the pass-through's whole. The worker does
+not help with the checks there (RAGMON_CHECK_HELP=false): on a backlog it would, and its CPU
+would hold checks. Until session 24 the monitor ran its checks in the worker process and
+`faust` was its CPU less every in-process stage: the checks run between Faust's callbacks
+there cost ~150 µs per answer more than alone (the residual read 1.0-1.2 pass-throughs here,
+0.6 with a check process), so that residual held part of the checks, and by how much
+depended on the machine (CI read 1.76 and 2.19). Every stage is also given as a ratio to the
+pass-through's CPU per answer; docs/guarantees.md holds the budget of each ratio (its "Stage
+budget" table), and tests/bench/test_stages_bench.py compares them.
 
 `grounding` (the uncited claims' grounding inside the check) and, with `detail`, its parts are
 timed on the pure core only: a compiled module calls its functions directly.
@@ -51,8 +57,9 @@ from agents.bench.stages_profile import PARTITIONS, _median_profile
 
 
 def broker_reference(events: list[bytes], n: int, rounds: int) -> dict[str, Any]:
-    """CPU per answer of a bare Faust pass-through and of the monitor with its checks in the
-    worker process, backlogs of the same `n` events in turn, `rounds` times (medians)."""
+    """CPU per answer of a bare Faust pass-through and of the monitor with one check process
+    (its worker's own, its check process's, both), backlogs of the same `n` events in turn,
+    `rounds` times (medians)."""
     import subprocess
     import tempfile
 
@@ -79,7 +86,11 @@ def broker_reference(events: list[bytes], n: int, rounds: int) -> dict[str, Any]
         pt = load_settings(bootstrap_servers=bootstrap, topic_prefix="pt.", partitions=PARTITIONS)
         specs = {r: TopicSpec(r, f"pt.{r}", PARTITIONS) for r in ("answers", "out")}
         asyncio.run(ensure_topics(pt, {"bootstrap_servers": bootstrap}, specs))
-        mon = Monitor("monitor", "mon.", {"RAGMON_CHECK_PROCESSES": "0"})
+        # as in production, but the worker never checks a batch itself (on a backlog it would
+        # help the check process, and its CPU would hold checks: not Faust's work)
+        mon = Monitor(
+            "monitor", "mon.", {"RAGMON_CHECK_PROCESSES": "1", "RAGMON_CHECK_HELP": "false"}
+        )
         _start_monitor(mon, bootstrap, work)
         assert mon.proc is not None and mon.settings is not None
         procs.append(mon.proc)
@@ -141,6 +152,12 @@ def broker_reference(events: list[bytes], n: int, rounds: int) -> dict[str, Any]
             "monitor_cpu_us_per_event": statistics.median(mon_cpu),
             "rounds_passthrough_cpu_us": pt_cpu,
             "rounds_monitor_cpu_us": mon_cpu,
+            # the worker process alone, and its check process (the first of its children)
+            "monitor_worker_cpu_us_per_event": statistics.median(c[1][0] for c in mon_costs),
+            "rounds_monitor_worker_cpu_us": [c[1][0] for c in mon_costs],
+            "monitor_check_process_cpu_us_per_event": statistics.median(
+                (c[1][1] if len(c[1]) > 1 else 0.0) for c in mon_costs
+            ),
             "monitor_broker_cpu_us_per_event": statistics.median(c[0] for c in mon_costs),
             "passthrough_broker_cpu_us_per_event": statistics.median(c[0] for c in pt_costs),
             "rounds_monitor_broker_cpu_us": [c[0] for c in mon_costs],
@@ -222,14 +239,19 @@ def stages_section(args: Any, events: list[bytes]) -> dict[str, Any]:
         ref = broker_reference(events, n, rounds)
         out["broker"] = ref
         print(
-            f"  through the broker: monitor {ref['monitor_cpu_us_per_event']:.1f} + its broker "
+            f"  through the broker: monitor {ref['monitor_cpu_us_per_event']:.1f} (worker "
+            f"{ref['monitor_worker_cpu_us_per_event']:.1f}, check process "
+            f"{ref['monitor_check_process_cpu_us_per_event']:.1f}) + its broker "
             f"{ref['monitor_broker_cpu_us_per_event']:.1f}; pass-through "
             f"{ref['passthrough_cpu_us_per_event']:.1f} + its broker "
             f"{ref['passthrough_broker_cpu_us_per_event']:.1f} (µs of CPU per answer)",
             file=sys.stderr,
         )
         pt = ref["passthrough_cpu_us_per_event"]
-        faust = ref["monitor_cpu_us_per_event"] - out["in_process"]["in_process_cpu_us_per_event"]
+        # the worker's own CPU less its stages with a check process: what Faust and aiokafka
+        # cost it (the check process's CPU is `child`'s, measured in-process)
+        worker_stages = out["check_process"]["worker_cpu_us_per_event"]
+        faust = ref["monitor_worker_cpu_us_per_event"] - worker_stages
         out["faust_cpu_us_per_event"] = faust
         out["ratios_to_passthrough"] = {
             **ratios(out["check_process"], out["check_process_judge"], pt),
