@@ -81,7 +81,9 @@ def test_each_stage_stays_within_its_budget_against_the_pass_through(
     # three rounds, their median: one round of a bare pass-through and of the monitor is one
     # draw of a shared machine's noise, and `faust` is a difference of two such draws
     monkeypatch.setenv("RAGMON_BENCH_STAGES_ROUNDS", "3")
-    out: dict[str, Any] = stages_section(SimpleNamespace(runs=1), _events(1000))
+    # and each in-process profile the median of three passes: `child` read 1.94 on CI against
+    # its 2.2 from one pass
+    out: dict[str, Any] = stages_section(SimpleNamespace(runs=3), _events(1000))
     ratios = out["ratios_to_passthrough"]
     print(json.dumps({"ratios": ratios, "broker": out["broker"]}, indent=1))
     broker = out["broker"]
