@@ -64,10 +64,33 @@ def _inline_spans(text: str, lo: int, hi: int, out: list[Region]) -> None:
             k += 1
 
 
+def _single_ticks(text: str) -> list[Region]:
+    """Every backtick run is one backtick long, so there is no fence and each backtick closes
+    the span the one before it opened: the usual answer (`name`), paired without a regex."""
+    regions: list[Region] = []
+    find = text.find
+    i = find("`")
+    while i >= 0:
+        j = find("`", i + 1)
+        if j < 0:
+            break
+        regions.append((i, j + 1))
+        i = find("`", j + 1)
+    return regions
+
+
 def code_regions(text: str) -> list[Region]:
     """Sorted, disjoint [start, end) regions of `text` that are code."""
-    if "`" not in text and "~~~" not in text:
-        return []
+    if "~~~" not in text:
+        if "`" not in text:
+            return []
+        if "``" not in text:
+            return _single_ticks(text)
+    return _regions(text)
+
+
+def _regions(text: str) -> list[Region]:
+    """The general reading: fences first, then the inline spans between them."""
     regions: list[Region] = []
     lo = 0
     for start, end in _fences(text):

@@ -36,6 +36,8 @@ def resolve_citations(
     event: AnswerEvent, citations: Sequence[Citation], options: CheckOptions
 ) -> list[CitationResult]:
     bounds: dict[int, Bounds] | None = None
+    # a document's lines, split once per answer: line citations often cite one file repeatedly
+    lines_of: dict[str, list[str]] | None = None
     out: list[CitationResult] = []
     for c in citations:
         if c.malformed is not None:
@@ -43,7 +45,9 @@ def resolve_citations(
         elif c.format == "span":
             out.append(_span(event, c, options))
         elif c.format == "line":
-            out.append(_line(event, c, options))
+            if lines_of is None:
+                lines_of = {}
+            out.append(_line(event, c, options, lines_of))
         elif c.format == "numeric" or (c.format == "segment" and c.number is not None):
             out.append(_numbered(event, c))
         elif c.format == "segment":
@@ -109,13 +113,18 @@ def _span(event: AnswerEvent, c: Citation, options: CheckOptions) -> CitationRes
     return CitationResult(c, "valid", None, doc.id, cited)
 
 
-def _line(event: AnswerEvent, c: Citation, options: CheckOptions) -> CitationResult:
+def _line(
+    event: AnswerEvent, c: Citation, options: CheckOptions, lines_of: dict[str, list[str]]
+) -> CitationResult:
     doc = event.document(c.doc_ref or "")
     if doc is None:
         return _bad(c, "document_not_found", doc_id=None)
-    lines = doc.full_text.split("\n")
-    if len(lines) > 1 and lines[-1] == "":
-        lines.pop()
+    lines = lines_of.get(doc.id)
+    if lines is None:
+        lines = doc.full_text.split("\n")
+        if len(lines) > 1 and lines[-1] == "":
+            lines.pop()
+        lines_of[doc.id] = lines
     first, last = c.range_start or 0, c.range_end or 0
     error = None
     if first < 1:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from monitor.citations import resolve_citations
 from monitor.config.options import CheckOptions
-from monitor.records.models import CITATION_ERRORS, Document, Segment
+from monitor.records.models import CITATION_ERRORS, AnswerEvent, Citation, Document, Segment
 from tests.unit.monitor.citations.helpers import CODE, PAGES, check, errors
 
 DATA = {"quote": {"premium": 1200, "city": "Springfield", "ok": True}, "items": [{"price": 2.5}]}
@@ -226,3 +229,34 @@ def test_every_citation_error_code_is_produced() -> None:
                 produced.add(r.error)
     # too_many_citations is a note of extract_citations, not a per-citation error
     assert produced == set(CITATION_ERRORS) - {"too_many_citations"}
+
+
+line_docs = st.lists(
+    st.builds(
+        Document,
+        id=st.sampled_from(["a.py", "b.py"]),
+        text=st.one_of(st.none(), st.text(alphabet="ab\n", max_size=20)),
+        pages=st.one_of(st.none(), st.lists(st.text(alphabet="a\n", max_size=6), max_size=2)),
+    ).map(lambda d: d if d.pages is None else Document(d.id, d.text, tuple(d.pages))),
+    max_size=3,
+).map(tuple)
+line_cites = st.lists(
+    st.tuples(st.sampled_from(["a.py", "b.py", "c.py"]), st.integers(-1, 8), st.integers(-1, 8)),
+    max_size=6,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(line_docs, line_cites)
+def test_line_citations_resolve_alike_together_and_alone(
+    docs: tuple[Document, ...], specs: list[tuple[str, int, int]]
+) -> None:
+    """A document's lines are split once per answer: sharing them changes no result."""
+    ev = AnswerEvent(event_id="p", answer="x", documents=docs)
+    cites = [
+        Citation(k, f"[{ref}:{a}-{b}]", "line", 0, 1, k, ref, None, a, b)
+        for k, (ref, a, b) in enumerate(specs)
+    ]
+    opts = CheckOptions()
+    together = resolve_citations(ev, cites, opts)
+    assert together == [resolve_citations(ev, [c], opts)[0] for c in cites]
