@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from monitor.citations.grammar import Parsed, classify
+from monitor.citations.grammar import Parsed, classify, classify_bracket
 from monitor.citations.markdown import code_regions
 from monitor.config.options import CheckOptions
 from monitor.records.models import AnswerEvent, Citation
@@ -107,10 +107,6 @@ def _segment_citations(event: AnswerEvent, out: _Out) -> None:
             return
 
 
-def _is_ident(ch: str) -> bool:
-    return ch.isalnum() or ch == "_"
-
-
 def _is_definition(text: str, start: int, end: int) -> bool:
     """`[label]: ...` at the start of a line (at most 3 spaces in): a link reference definition."""
     if end >= len(text) or text[end] != ":":
@@ -122,6 +118,9 @@ def _is_definition(text: str, start: int, end: int) -> bool:
 
 
 _TASK_LINE = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+\Z")
+
+
+_TASK_BOXES = frozenset((" ", "x", "X"))
 
 
 def _is_task_box(text: str, start: int, content: str) -> bool:
@@ -137,45 +136,57 @@ def _inline_citations(event: AnswerEvent, out: _Out) -> None:
     if "[" not in text:
         return
     code = code_regions(text)
+    n_code = len(code)
     ci = 0
+    n_text = len(text)
     doc_ids = frozenset(d.id for d in event.documents)
     has_data = event.data is not None
     data_keys = frozenset(event.data) if isinstance(event.data, dict) else frozenset()
     n_docs = len(event.documents)
     last_end = -1  # end of the last bracket that was a citation
     group = -1
+    items, cap = out.items, out.cap
     for m in _BRACKET.finditer(text):
         start, end = m.span()
-        while ci < len(code) and code[ci][1] <= start:
-            ci += 1
-        if ci < len(code) and code[ci][0] < end:
-            continue
+        if n_code:
+            while ci < n_code and code[ci][1] <= start:
+                ci += 1
+            if ci < n_code and code[ci][0] < end:
+                continue
         before = text[start - 1] if start else ""
         if before == "\\" or (before == "]" and start != last_end):
             continue
-        if _is_definition(text, start, end) or _is_task_box(text, start, m.group(1)):
+        content = m.group(1)
+        # the cheap one-character tests first: most brackets are neither shape
+        after = text[end] if end < n_text else ""
+        if after == ":" and _is_definition(text, start, end):
             continue
-        link = end < len(text) and text[end] == "("
-        glued = bool(before) and _is_ident(before)
-        parsed = classify(
-            m.group(1),
-            doc_ids=doc_ids,
-            json_paths=has_data and not link,
-            glued=glued,
-            data_keys=data_keys,
-            dataless_paths=not has_data and not link,
+        if content in _TASK_BOXES and _is_task_box(text, start, content):
+            continue
+        link = after == "("
+        glued = bool(before) and (before.isalnum() or before == "_")
+        parsed = classify_bracket(
+            content, doc_ids, has_data and not link, glued, data_keys, not has_data and not link
         )
-        if parsed is None and glued:
-            parsed = _glued_citation(text, start, end, m.group(1), doc_ids, n_docs)
         if parsed is None:
-            continue
+            if not glued:
+                continue
+            parsed = _glued_citation(text, start, end, content, doc_ids, n_docs)
+            if parsed is None:
+                continue
         if parsed.format == "numeric" and _not_a_reference(text, start, parsed, doc_ids, n_docs):
             continue
-        gap = text[last_end:start] if last_end >= 0 and start - last_end <= 64 else None
-        if gap is None or (gap and (not gap.isspace() or "\n" in gap)):
+        if last_end < 0 or start - last_end > 64:
             group += 1
+        elif start != last_end:
+            gap = text[last_end:start]
+            if not gap.isspace() or "\n" in gap:
+                group += 1
         last_end = end
-        if not out.extend(_build(parsed, m.group(0), start, end, group, len(out.items))):
+        citations = _build(parsed, m.group(0), start, end, group, len(items))
+        if len(items) + len(citations) <= cap:
+            items.extend(citations)
+        elif not out.extend(citations):
             return
 
 
@@ -242,19 +253,27 @@ def _build(p: Parsed, raw: str, start: int, end: int, group: int, base: int) -> 
                 malformed=p.malformed,
             )
         ]
-    if p.format == "numeric":
-        return [
-            Citation(base + k, raw, "numeric", start, end, group, number=n)
-            for k, n in enumerate(p.numbers)
-        ]
-    if p.format == "json_path":
-        return [Citation(base, raw, "json_path", start, end, group, path=p.path)]
     # positional (index, raw, format, start, end, group, doc_ref, page, range_start, range_end,
     # number, path, excerpt): keyword arguments cost the generated __init__ more per call
-    doc_ref, page, excerpt = p.doc_ref, p.page, p.excerpt
+    fmt = p.format
+    if fmt == "numeric":
+        numbers = p.numbers
+        if len(numbers) == 1:  # the usual [3]: no comprehension to set up
+            n = numbers[0]
+            return [Citation(base, raw, fmt, start, end, group, None, None, None, None, n)]
+        return [
+            Citation(base + k, raw, fmt, start, end, group, None, None, None, None, n)
+            for k, n in enumerate(numbers)
+        ]
+    if fmt == "json_path":
+        return [Citation(base, raw, fmt, start, end, group, None, None, None, None, None, p.path)]
+    doc_ref, page, excerpt, ranges = p.doc_ref, p.page, p.excerpt, p.ranges
+    if len(ranges) == 1:
+        a, b = ranges[0]
+        return [
+            Citation(base, raw, fmt, start, end, group, doc_ref, page, a, b, None, None, excerpt)
+        ]
     return [
-        Citation(
-            base + k, raw, p.format, start, end, group, doc_ref, page, a, b, None, None, excerpt
-        )
-        for k, (a, b) in enumerate(p.ranges)
+        Citation(base + k, raw, fmt, start, end, group, doc_ref, page, a, b, None, None, excerpt)
+        for k, (a, b) in enumerate(ranges)
     ]

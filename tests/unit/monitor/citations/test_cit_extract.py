@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from monitor.citations import extract_citations
 from monitor.config.options import CheckOptions
-from monitor.records.models import Segment
+from monitor.inputs.decode import event_from_obj
+from monitor.records.models import AnswerEvent, Document, Segment
+from tests.unit.monitor.citations import test_cit_properties as prop
 from tests.unit.monitor.citations.helpers import cites, event, raws
+from tests.unit.monitor.citations.reference_extract import reference_inline
 
 
 def test_span_citation_fields_and_raw_slice() -> None:
@@ -208,3 +215,35 @@ def test_segments_replace_inline_citations() -> None:
     assert (found[0].start, found[0].end) == (0, 16)
     assert (found[2].start, found[2].end) == (0, 0)  # not found in the answer
     assert (found[3].start, found[3].end) == (31, 37)
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    prop.answers,
+    prop.documents,
+    prop.data,
+    st.sampled_from([0, 1, 2, 3, 50]),
+    st.sampled_from(["", "a", "x_", "\\", "]", "[1]", "\n", "- ", "`"]),
+)
+def test_inline_loop_equals_the_reference(
+    answer: str,
+    docs: tuple[Document, ...],
+    data_: dict[str, Any] | None,
+    cap: int,
+    prefix: str,
+) -> None:
+    ev = AnswerEvent(event_id="p", answer=prefix + answer, documents=docs, data=data_)
+    opts = CheckOptions(max_citations=cap)
+    assert extract_citations(ev, opts) == reference_inline(ev, opts)
+
+
+def test_inline_loop_equals_the_reference_on_the_standard_mix(
+    mix_300: list[dict[str, Any]],
+) -> None:
+    capped = CheckOptions(max_citations=3)
+    for obj in mix_300:
+        ev = event_from_obj(obj)
+        assert isinstance(ev, AnswerEvent)
+        if ev.segments is None:
+            for opts in (CheckOptions(), capped):
+                assert extract_citations(ev, opts) == reference_inline(ev, opts)
