@@ -247,7 +247,13 @@ def split_sentences(text: str, citation_spans: Sequence[tuple[int, int]] = ()) -
             _split_prose(text, pos, fence.start(), protected, raw)
             raw.append((fence.start(), fence.end(), "code"))
             pos = fence.end()
-    _split_prose(text, pos, len(text), protected, raw)
+    if pos == 0 and "\n" not in text and text.strip() and not _may_be_marked(text):
+        # one unmarked line (most answers): _split_prose's line walk would make it one block
+        spans: list[tuple[int, int]] = []
+        _split_block(text, 0, len(text), protected, spans)
+        raw.extend([(s, e, "text") for s, e in spans])
+    else:
+        _split_prose(text, pos, len(text), protected, raw)
     out = []
     for s, e, kind in raw:
         while s < e and text[s].isspace():
