@@ -217,25 +217,29 @@ def written_in(mention: NumberMention, text: str) -> bool:
     """Fast path: the figure appears in `text` exactly as written (with or without thousands
     separators), not glued to other digits. Misses only mean "ask NumberSet"."""
     digits = mention.digits
-    forms: tuple[str, ...]
+    if _written_as(digits, text):
+        return True
     if "," in digits:
-        forms = (digits, digits.replace(",", ""))
-    elif mention.unit == 1.0 and len(digits) > 3 and digits.isdecimal():
-        # "1.234k" has a unit of 1 too, but no thousands separator to put back
-        forms = (digits, f"{int(digits):,}")
-    else:
-        forms = (digits,)
-    for form in forms:
-        start = text.find(form)
-        while start >= 0:
-            end = start + len(form)
-            before = text[start - 1] if start else " "
-            after = text[end : end + 2]
-            if not (before.isalnum() or before in "_.,") and not (
-                after[:1].isdigit() or (after[:1] in ".," and after[1:2].isdigit())
-            ):
-                return True
-            start = text.find(form, start + 1)
+        return _written_as(digits.replace(",", ""), text)
+    if mention.unit == 1.0 and len(digits) > 3 and digits.isdecimal():
+        # "1.234k" has a unit of 1 too, but no thousands separator to put back; formatted only
+        # when the figure as written is not there (most are)
+        return _written_as(f"{int(digits):,}", text)
+    return False
+
+
+def _written_as(form: str, text: str) -> bool:
+    """`form` occurs in `text` not glued to other digits."""
+    start = text.find(form)
+    while start >= 0:
+        end = start + len(form)
+        before = text[start - 1] if start else " "
+        after = text[end : end + 2]
+        if not (before.isalnum() or before in "_.,") and not (
+            after[:1].isdigit() or (after[:1] in ".," and after[1:2].isdigit())
+        ):
+            return True
+        start = text.find(form, start + 1)
     return False
 
 
