@@ -118,14 +118,12 @@ def _is_definition(text: str, start: int, end: int) -> bool:
 
 
 _TASK_LINE = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+\Z")
-
-
 _TASK_BOXES = frozenset((" ", "x", "X"))
 
 
 def _is_task_box(text: str, start: int, content: str) -> bool:
     """`[ ]` or `[x]` right after a list marker: a task-list box (`- [x] done`)."""
-    if content not in (" ", "x", "X"):
+    if content not in _TASK_BOXES:
         return False
     line_start = text.rfind("\n", 0, start) + 1
     return _TASK_LINE.match(text, line_start, start) is not None
