@@ -30,13 +30,11 @@ process's CPU per answer from /proc. `faust` is then the monitor's worker proces
 answer less the worker's in-process stages (`worker`): Faust's and aiokafka's per-record work
 (consume, ack, commit, producer I/O), to compare with the pass-through's whole. The worker does
 not help with the checks there (RAGMON_CHECK_HELP=false): on a backlog it would, and its CPU
-would hold checks. Until session 24 the monitor ran its checks in the worker process and
-`faust` was its CPU less every in-process stage: the checks run between Faust's callbacks
-there cost ~150 µs per answer more than alone (the residual read 1.0-1.2 pass-throughs here,
-0.6 with a check process), so that residual held part of the checks, and by how much
-depended on the machine (CI read 1.76 and 2.19). Every stage is also given as a ratio to the
-pass-through's CPU per answer; docs/guarantees.md holds the budget of each ratio (its "Stage
-budget" table), and tests/bench/test_stages_bench.py compares them.
+would hold checks. Nor does it read a monitor that checks in its worker process: checks run
+between Faust's callbacks cost more than alone, by an amount that depends on the machine, and
+its residual would count that as Faust's (docs/guarantees.md, session 24). Every stage is
+also given as a ratio to the pass-through's CPU per answer; docs/guarantees.md holds the budget
+of each ratio (its "Stage budget" table), and tests/bench/test_stages_bench.py compares them.
 
 `grounding` (the uncited claims' grounding inside the check) and, with `detail`, its parts are
 timed on the pure core only: a compiled module calls its functions directly.
